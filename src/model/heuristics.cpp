@@ -1,0 +1,119 @@
+#include "heuristics.h"
+
+#include <algorithm>
+
+namespace goblin {
+
+QString profileName(HeuristicsProfile profile)
+{
+    return profile == HeuristicsProfile::Reference ? QStringLiteral("reference") : QStringLiteral("workbench");
+}
+
+std::optional<HeuristicsProfile> profileFromName(const QString &name)
+{
+    if (name == QLatin1String("reference"))
+        return HeuristicsProfile::Reference;
+    if (name == QLatin1String("workbench"))
+        return HeuristicsProfile::Workbench;
+    return std::nullopt;
+}
+
+QString precisionName(Precision precision)
+{
+    switch (precision) {
+    case Precision::None:
+        return QStringLiteral("none");
+    case Precision::Fp32:
+        return QStringLiteral("fp32");
+    case Precision::Fp16:
+        return QStringLiteral("fp16");
+    case Precision::Bf16:
+        return QStringLiteral("bf16");
+    case Precision::Fp8:
+        return QStringLiteral("fp8");
+    }
+    return QStringLiteral("none");
+}
+
+std::optional<Precision> precisionFromName(const QString &name)
+{
+    for (Precision p : {Precision::None, Precision::Fp32, Precision::Fp16, Precision::Bf16, Precision::Fp8})
+        if (precisionName(p) == name)
+            return p;
+    return std::nullopt;
+}
+
+double WasteBudget::bucket(int index) const
+{
+    switch (index) {
+    case 0:
+        return usefulGpu;
+    case 1:
+        return dataWait;
+    case 2:
+        return hostGap;
+    case 3:
+        return commExcess;
+    case 4:
+        return memoryHeadroom;
+    case 5:
+        return precisionPath;
+    case 6:
+        return kernelShape;
+    }
+    return 0.0;
+}
+
+QString WasteBudget::bucketKey(int index)
+{
+    static const char *keys[BucketCount] = {"useful_gpu",      "data_wait",      "host_gap",    "comm_excess",
+                                            "memory_headroom", "precision_path", "kernel_shape"};
+    return index >= 0 && index < BucketCount ? QString::fromLatin1(keys[index]) : QString();
+}
+
+QString WasteBudget::bucketLabel(int index)
+{
+    static const char *labels[BucketCount] = {"Useful GPU",      "Data wait",      "Host gap",    "Collective comm",
+                                              "Memory headroom", "Precision path", "Kernel shape"};
+    return index >= 0 && index < BucketCount ? QString::fromLatin1(labels[index]) : QString();
+}
+
+WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t)
+{
+    // Operation order follows the reference exactly so the reference profile stays bit-exact.
+    WasteBudget b;
+    const double stepT = in.stepTimeS;
+    if (!(stepT > 0.0))
+        return b;
+    const double gpuUtil = in.gpuUtilPct / 100.0;
+    const double hostBusy = in.hostBusyFraction;
+
+    if (gpuUtil < t.gpuUtilBelowPct / 100.0 && hostBusy > t.hostBusyAbove)
+        b.dataWait = stepT * (1.0 - gpuUtil) * hostBusy;
+    b.hostGap = stepT * (1.0 - gpuUtil) * (1.0 - hostBusy);
+    b.commExcess = in.commExcessS;
+
+    const double gemmTotalNs = in.gemmNs != 0 ? double(in.gemmNs) : 1.0;
+    b.kernelShape = (double(in.genericGemmNs) / gemmTotalNs) * stepT * gpuUtil;
+
+    if (t.precision == Precision::None || t.precision == Precision::Fp16 || t.precision == Precision::Fp32) {
+        const qint64 denom = in.fp16Ns + in.bf16Ns;
+        if (denom > 0)
+            b.precisionPath = (double(in.fp16Ns) / double(denom)) * stepT * gpuUtil * t.precisionWeight;
+    }
+
+    if (in.hbmPeakGb && *in.hbmPeakGb > 0.0 && t.hbmCapacityGb > 0.0) {
+        const double utilisation = *in.hbmPeakGb / t.hbmCapacityGb;
+        const double target = t.hbmTargetPct / 100.0;
+        if (utilisation < target) {
+            const double slack = (target - utilisation) / target;
+            b.memoryHeadroom = slack * stepT * t.headroomWeight;
+        }
+    }
+
+    const double spent = b.dataWait + b.hostGap + b.commExcess + b.kernelShape + b.precisionPath + b.memoryHeadroom;
+    b.usefulGpu = std::max(0.0, stepT - spent);
+    return b;
+}
+
+} // namespace goblin

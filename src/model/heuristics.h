@@ -1,0 +1,69 @@
+#pragma once
+/// \file Thresholds, heuristics profiles and the waste budget: pure arithmetic on aggregates
+/// computed once at load, so a threshold change never touches per-kernel data.
+
+#include <QString>
+#include <optional>
+
+namespace goblin {
+
+enum class HeuristicsProfile {
+    Workbench,  ///< the reference's formulas on data read right (default)
+    Reference,  ///< bit for bit the gpu-goblin reference's RunMetrics, misreadings included
+};
+QString profileName(HeuristicsProfile profile);
+std::optional<HeuristicsProfile> profileFromName(const QString &name);
+
+enum class Precision { None, Fp32, Fp16, Bf16, Fp8 };
+QString precisionName(Precision precision);  ///< "none", "fp32", …
+std::optional<Precision> precisionFromName(const QString &name);
+
+/// Every knob of the heuristics, with the reference's defaults.
+struct Thresholds {
+    double gpuUtilBelowPct = 30.0;   ///< data_wait needs GPU utilisation below this
+    double hostBusyAbove = 0.5;      ///< … and the host busier than this (fraction)
+    double hbmTargetPct = 70.0;      ///< HBM use below this share of capacity is headroom
+    double hbmCapacityGb = 192.0;    ///< MI300X
+    double precisionWeight = 0.10;   ///< share of fp16 GEMM time recoverable by bf16
+    double headroomWeight = 0.05;    ///< step-time share per unit of HBM slack
+    Precision precision = Precision::None;  ///< None = no workload config (reference: config=None)
+    std::optional<int> steps;        ///< labels the report; enters no bucket. nullopt = profile default
+
+    bool operator==(const Thresholds &) const = default;
+};
+
+/// Seconds per training step in each bucket.
+struct WasteBudget {
+    double usefulGpu = 0.0;
+    double dataWait = 0.0;
+    double hostGap = 0.0;
+    double commExcess = 0.0;
+    double memoryHeadroom = 0.0;
+    double precisionPath = 0.0;
+    double kernelShape = 0.0;
+
+    static constexpr int BucketCount = 7;
+    double bucket(int index) const;           ///< in the order of bucketKey()
+    static QString bucketKey(int index);      ///< "useful_gpu", "data_wait", …
+    static QString bucketLabel(int index);    ///< "Useful GPU", "Data wait", …
+    bool operator==(const WasteBudget &) const = default;
+};
+
+/// The few numbers the budget needs, fixed at load for one profile.
+struct BudgetInputs {
+    double stepTimeS = 0.0;         ///< seconds per step; <= 0 gives an all-zero budget
+    double gpuUtilPct = 0.0;        ///< resolved utilisation (telemetry, else kernel-derived)
+    double hostBusyFraction = 0.0;
+    std::optional<double> hbmPeakGb;
+    double commExcessS = 0.0;       ///< collective seconds (reference: trace-wide sum; workbench: per step per GPU)
+    qint64 gemmNs = 0;              ///< kernel time of GEMM kernels
+    qint64 genericGemmNs = 0;       ///< … of which generic/fallback GEMMs
+    qint64 fp16Ns = 0;              ///< kernel time of fp16-tagged kernels
+    qint64 bf16Ns = 0;              ///< kernel time of bf16-tagged kernels
+};
+
+/// The reference's seven-bucket formulas (profile_parser._waste_budget), with its constants
+/// replaced by the thresholds. Pure and cheap: a handful of floating-point operations.
+WasteBudget computeWasteBudget(const BudgetInputs &inputs, const Thresholds &thresholds);
+
+} // namespace goblin

@@ -1,0 +1,19 @@
+#pragma once
+/// \file The JSON report (schema: resources/report.schema.json).
+
+#include "runanalysis.h"
+
+#include <QJsonObject>
+
+namespace goblin {
+
+inline constexpr const char *kGeneratorName = "goblin-workbench";
+
+/// The whole report for one profile and set of thresholds. Strict JSON: non-finite numbers
+/// become null (and a diagnostic says so).
+QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds);
+
+/// Writes the report atomically (QSaveFile); "-" writes to standard output.
+bool writeReportJson(const QJsonObject &report, const QString &path, QString *error);
+
+} // namespace goblin

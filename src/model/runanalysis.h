@@ -1,0 +1,107 @@
+#pragma once
+/// \file A loaded run folder and everything derived from it once, per heuristics profile.
+/// Threshold changes go through computeMetrics(), which is arithmetic on these aggregates.
+
+#include "amdsmiparser.h"
+#include "heuristics.h"
+#include "kernelclassifier.h"
+#include "kerneltraceparser.h"
+#include "torchtraceparser.h"
+
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <vector>
+
+namespace goblin {
+
+struct TopKernel {
+    QString name;
+    double pctTime = 0.0;
+    std::size_t nameId = 0;
+};
+
+/// Kernel time per class (the `aggregates` section of the report).
+struct ClassTotals {
+    qint64 collectiveNs = 0, gemmNs = 0, genericGemmNs = 0, fp16Ns = 0, bf16Ns = 0, totalNs = 0;
+    quint64 collectiveCalls = 0, gemmCalls = 0, genericGemmCalls = 0, fp16Calls = 0, bf16Calls = 0, totalCalls = 0;
+};
+
+/// Threshold-independent results of one profile, computed once at load.
+struct ProfileAnalysis {
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;
+    BudgetInputs budgetInputs;
+    ClassTotals classTotals;
+    KernelClasses classes;
+
+    double tokensPerSec = 0.0;
+    double mfuPct = 0.0;
+    double hbmPeakGb = 0.0;
+    double hbmAvgGb = 0.0;
+    double gpuUtilPct = 0.0;
+    QString gpuUtilSource;          ///< "amd_smi.csv column 'gfx' (mean of 812 samples)", "kernel time / step time"
+    std::vector<TopKernel> topKernels;
+    QString attentionKernelLoaded = QStringLiteral("unknown");
+    QStringList warnings;           ///< RunMetrics.warnings (the reference's own strings in that profile)
+    QJsonValue rocmVersion;         ///< string, or "unknown"
+    QJsonValue pytorchVersion;      ///< usually a string; the reference passes other JSON through
+    int defaultSteps = 10;          ///< --steps default: reference 10; workbench the ProfilerSteps found (10 if none)
+
+    // aggregates
+    int gpuAgents = 0;
+    int stepsFound = 0;
+    double stepTimeS = 0.0;
+    QString stepTimeSource;
+    double hostBusyFraction = 0.0;
+    QString hostBusySource;
+    double traceSpanS = 0.0;        ///< wall-clock span of the kernel trace
+    double traceStepsCovered = 0.0; ///< traceSpanS / stepTimeS (workbench normaliser)
+    double perStepPerGpuDivisor = 1.0;  ///< what trace-wide sums are divided by (1 in the reference)
+};
+
+struct RunMetrics {
+    int steps = 10;
+    WasteBudget wasteBudget;
+};
+
+/// One loaded run folder. Immutable once built; shared between the GUI thread and exporters.
+struct RunAnalysis {
+    QString runDir;           ///< absolute path
+    QString runDirAsGiven;    ///< as the user typed it (the reference's warnings quote it)
+    QString runName;          ///< folder name, for titles
+    KernelTrace kernels;
+    TorchTrace torch;
+    SmiTelemetry smi;
+    ProfileAnalysis reference;
+    ProfileAnalysis workbench;
+    Diagnostics diagnostics;  ///< all parser diagnostics plus the engine's "profiles differ" notes
+
+    const ProfileAnalysis &profile(HeuristicsProfile p) const
+    {
+        return p == HeuristicsProfile::Reference ? reference : workbench;
+    }
+};
+
+/// Budget and step label for one set of thresholds: the live recompute.
+RunMetrics computeMetrics(const ProfileAnalysis &analysis, const Thresholds &thresholds);
+
+/// Derives both profiles' analyses from parsed inputs (called once by the loader; also by
+/// tests that build inputs by hand).
+void analyzeRun(RunAnalysis &run);
+
+enum class LoadOutcome { Finished, Failed, Cancelled };
+struct LoadResult {
+    LoadOutcome outcome = LoadOutcome::Failed;
+    QString error;                         ///< for Failed: names the path and the reason
+    std::shared_ptr<const RunAnalysis> run;
+};
+
+/// Stage and progress for the loading UI: fraction 0..1 of all bytes, or -1 while unknown.
+using LoadProgressCallback = std::function<bool(double fraction, const QString &stage)>;
+
+/// Parses the three inputs concurrently (one thread per file kind) and analyses them.
+/// Fails only when `runDir` is not a readable folder; missing or broken files are diagnostics.
+LoadResult loadRun(const QString &runDir, const LoadProgressCallback &progress = {});
+
+} // namespace goblin

@@ -1,0 +1,70 @@
+#pragma once
+/// \file Kernel dispatch traces: rocprofv3 `*_kernel_trace.csv` (ROCm 6.2 … 7.x, rocpd
+/// conversions), rocprof v1 `results.csv`, rocprofv2, rocprofiler-compute `timestamps.csv`.
+
+#include "diagnostic.h"
+#include "inputfile.h"
+#include "progress.h"
+
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace goblin {
+
+/// Per distinct kernel name, what one reading of the trace summed up.
+struct KernelNameStats {
+    quint64 calls = 0;
+    qint64 totalNs = 0;
+    qint64 minNs = std::numeric_limits<qint64>::max();
+    qint64 maxNs = 0;
+    qint64 firstRow = -1;  ///< index (among used rows) of the first row with this name; -1 = unused
+};
+
+/// How one heuristics profile read the trace. Both profiles share the interned names.
+struct KernelReading {
+    std::vector<KernelNameStats> perName;  ///< indexed by name id (KernelTrace::names)
+    qint64 rowsUsed = 0;
+    qint64 rowsSkippedNoName = 0;
+    qint64 rowsSkippedNonPositive = 0;     ///< duration <= 0 (reference: silently)
+    qint64 rowsSkippedUnreadable = 0;      ///< duration/timestamps not a number
+    qint64 totalNs = 0;                    ///< sum of used durations
+    /// Wall-clock span covered by the used rows (max end − min start), 0 when the layout has
+    /// no timestamps. The workbench divides trace-wide sums by it to get per-step values.
+    qint64 firstStartNs = 0;
+    qint64 lastEndNs = 0;
+    bool hasTimestamps = false;
+    int agentCount = 0;                    ///< distinct GPU agents among used rows (0 = no agent column)
+    QStringList agents;                    ///< their labels as written ("4", "Agent 2", "GPU 0")
+    bool readFailed = false;               ///< the reference's csv module would have raised: nothing is used
+    QString readFailure;                   ///< why, in the reference's words where possible
+};
+
+struct KernelTrace {
+    std::vector<std::string> names;  ///< interned kernel names (stripped), id = index, first-seen order
+    KernelReading reference;         ///< `trace.csv` only, the reference's columns and number rules
+    KernelReading workbench;         ///< trace.csv, else every `*_kernel_trace.csv`, read right
+    std::vector<InputFileInfo> files;  ///< one per file read (the workbench may read several)
+    Diagnostics diagnostics;
+    bool referenceFileFound = false;   ///< trace.csv exists (the reference warns when not)
+    bool referenceFileEmpty = false;   ///< trace.csv has no header (the reference: "empty kernel trace")
+    bool cancelled = false;
+};
+
+/// Reads the kernel trace(s) of a run folder. `runDir` is opened read-only.
+/// The reference reading uses only `<runDir>/trace.csv`. The workbench reading uses trace.csv
+/// when present, otherwise every rocprofv3 `*_kernel_trace.csv` in the folder and its direct
+/// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace.
+/// Stats, agent-info, API-trace and counter files are recognised and refused with a diagnostic.
+KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &progress = {});
+
+/// Reads a single kernel-trace file (both readings), for tests and the fuzzer.
+/// `displayName` is how diagnostics name the file.
+KernelTrace parseKernelTraceFile(const QString &path, const QString &displayName,
+                                 const ProgressCallback &progress = {});
+
+} // namespace goblin

@@ -1,0 +1,47 @@
+#pragma once
+/// \file torch.profiler / Kineto chrome traces (`torch_profile.json`, `*.pt.trace.json[.gz]`).
+
+#include "diagnostic.h"
+#include "inputfile.h"
+#include "progress.h"
+
+#include <QJsonValue>
+#include <QString>
+#include <optional>
+
+namespace goblin {
+
+/// What one heuristics profile read from the torch trace.
+struct TorchReading {
+    std::optional<double> tokensPerSec;
+    std::optional<double> mfuPct;
+    QJsonValue pytorchVersion;        ///< as found (the reference passes non-strings through); Undefined = absent
+    std::optional<double> stepTimeSeconds;
+    QString stepTimeSource;           ///< "metadata step_time_seconds", "mean of 3 ProfilerStep events (CPU lane)", "trace span"…
+    std::optional<double> hostBusyFraction;
+    QString hostBusySource;
+    int profilerSteps = 0;            ///< ProfilerStep#N events counted for the step time
+    bool readFailed = false;          ///< reference: json.loads failed, nothing is used
+    QString readFailure;
+};
+
+struct TorchTrace {
+    TorchReading reference;  ///< torch_profile.json read as the reference does
+    TorchReading workbench;  ///< read right (see the engine issue, point 6)
+    InputFileInfo file;      ///< the file the workbench read
+    Diagnostics diagnostics;
+    bool referenceFileFound = false;
+    qint64 eventCount = 0;   ///< trace events seen
+    bool cancelled = false;
+};
+
+/// Reads torch_profile.json of a run folder (the workbench also accepts torch_profile.json.gz
+/// and `*.pt.trace.json[.gz]` when torch_profile.json is missing). Events are aggregated as
+/// they stream past; the document is never held whole in memory.
+TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress = {});
+
+/// Reads one file (plain or gzip by magic bytes), for tests and the fuzzer.
+TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName,
+                               const ProgressCallback &progress = {});
+
+} // namespace goblin
