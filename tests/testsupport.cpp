@@ -81,4 +81,103 @@ bool jsonNearlyEqual(const QJsonValue &expected, const QJsonValue &actual, doubl
     return true;
 }
 
+namespace {
+
+bool hasType(const QJsonValue &v, const QString &type)
+{
+    if (type == QLatin1String("object"))
+        return v.isObject();
+    if (type == QLatin1String("array"))
+        return v.isArray();
+    if (type == QLatin1String("string"))
+        return v.isString();
+    if (type == QLatin1String("number"))
+        return v.isDouble();
+    if (type == QLatin1String("integer"))
+        return v.isDouble() && std::floor(v.toDouble()) == v.toDouble();
+    if (type == QLatin1String("boolean"))
+        return v.isBool();
+    if (type == QLatin1String("null"))
+        return v.isNull();
+    return false;
+}
+
+void validate(const QJsonValue &v, const QJsonObject &s, const QJsonObject &root, const QString &path, QStringList &errors)
+{
+    static const QStringList known = {"$schema", "$id", "title", "description", "type", "enum", "const", "properties",
+                                      "required", "additionalProperties", "items", "$ref", "minimum", "maximum",
+                                      "maxItems", "minLength", "$defs"};
+    for (auto it = s.begin(); it != s.end(); ++it)
+        if (!known.contains(it.key()))
+            errors << QStringLiteral("%1: schema keyword '%2' is not supported by the test validator").arg(path, it.key());
+    if (s.contains(QLatin1String("$ref"))) {
+        const QString ref = s.value(QLatin1String("$ref")).toString();
+        const QString prefix = QStringLiteral("#/$defs/");
+        if (!ref.startsWith(prefix) || !root.value(QLatin1String("$defs")).toObject().contains(ref.mid(prefix.size()))) {
+            errors << QStringLiteral("%1: unresolvable $ref %2").arg(path, ref);
+            return;
+        }
+        validate(v, root.value(QLatin1String("$defs")).toObject().value(ref.mid(prefix.size())).toObject(), root, path, errors);
+    }
+    if (s.contains(QLatin1String("type"))) {
+        const QJsonValue t = s.value(QLatin1String("type"));
+        QStringList types;
+        if (t.isArray())
+            for (const QJsonValue &x : t.toArray())
+                types << x.toString();
+        else
+            types << t.toString();
+        bool any = false;
+        for (const QString &type : types)
+            any = any || hasType(v, type);
+        if (!any) {
+            errors << QStringLiteral("%1: expected type %2").arg(path, types.join(QLatin1Char('|')));
+            return;
+        }
+    }
+    if (s.contains(QLatin1String("enum")) && !s.value(QLatin1String("enum")).toArray().contains(v))
+        errors << QStringLiteral("%1: value not in enum").arg(path);
+    if (s.contains(QLatin1String("const")) && s.value(QLatin1String("const")) != v)
+        errors << QStringLiteral("%1: value differs from const").arg(path);
+    if (v.isDouble()) {
+        if (s.contains(QLatin1String("minimum")) && v.toDouble() < s.value(QLatin1String("minimum")).toDouble())
+            errors << QStringLiteral("%1: below minimum").arg(path);
+        if (s.contains(QLatin1String("maximum")) && v.toDouble() > s.value(QLatin1String("maximum")).toDouble())
+            errors << QStringLiteral("%1: above maximum").arg(path);
+    }
+    if (v.isString() && s.contains(QLatin1String("minLength")) &&
+        v.toString().size() < s.value(QLatin1String("minLength")).toInt())
+        errors << QStringLiteral("%1: string too short").arg(path);
+    if (v.isObject()) {
+        const QJsonObject o = v.toObject();
+        const QJsonObject props = s.value(QLatin1String("properties")).toObject();
+        for (const QJsonValue &r : s.value(QLatin1String("required")).toArray())
+            if (!o.contains(r.toString()))
+                errors << QStringLiteral("%1: missing required '%2'").arg(path, r.toString());
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (props.contains(it.key()))
+                validate(it.value(), props.value(it.key()).toObject(), root, path + QLatin1Char('.') + it.key(), errors);
+            else if (s.value(QLatin1String("additionalProperties")) == QJsonValue(false))
+                errors << QStringLiteral("%1: unexpected property '%2'").arg(path, it.key());
+        }
+    }
+    if (v.isArray()) {
+        const QJsonArray a = v.toArray();
+        if (s.contains(QLatin1String("maxItems")) && a.size() > s.value(QLatin1String("maxItems")).toInt())
+            errors << QStringLiteral("%1: too many items").arg(path);
+        if (s.contains(QLatin1String("items")))
+            for (qsizetype i = 0; i < a.size(); ++i)
+                validate(a[i], s.value(QLatin1String("items")).toObject(), root, path + QStringLiteral("[%1]").arg(i), errors);
+    }
+}
+
+} // namespace
+
+QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &schema)
+{
+    QStringList errors;
+    validate(instance, schema, schema, QStringLiteral("$"), errors);
+    return errors;
+}
+
 } // namespace goblin::test

@@ -2,7 +2,9 @@
 // Shared helpers for the Qt Test executables.
 
 #include <QJsonValue>
+#include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 namespace goblin::test {
 
@@ -15,5 +17,11 @@ QByteArray readAll(const QString &path);
 /// exactly. On mismatch `difference` names the first differing JSON path and both values.
 bool jsonNearlyEqual(const QJsonValue &expected, const QJsonValue &actual, double relativeTolerance,
                      QString *difference, const QString &path = QStringLiteral("$"));
+
+/// Validates `instance` against the subset of JSON Schema 2020-12 that
+/// resources/report.schema.json uses (type, enum, const, properties, required,
+/// additionalProperties: false, items, $ref to #/$defs, minimum, maximum, maxItems, minLength).
+/// Unknown keywords make it fail loudly, so the schema cannot silently outgrow the validator.
+QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &schema);
 
 } // namespace goblin::test

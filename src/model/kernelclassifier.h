@@ -18,6 +18,7 @@ enum KernelFlag : std::uint8_t {
     FlagGenericGemm = 1 << 2,  ///< a GEMM whose name also says generic/fallback/naive/reference
     FlagFp16 = 1 << 3,
     FlagBf16 = 1 << 4,
+    FlagAttention = 1 << 5,    ///< attention kernels, for the kernel table's class column
 };
 
 /// What the attention detector says of one name (reference: _detect_attention_kernel).
@@ -37,6 +38,7 @@ struct KernelPattern {
 };
 
 struct KernelPatternTable {
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;  ///< also picks the attention labels
     std::vector<KernelPattern> patterns;
     static KernelPatternTable forProfile(HeuristicsProfile profile);
 };

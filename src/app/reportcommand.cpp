@@ -1,0 +1,194 @@
+#include "reportcommand.h"
+
+#include "report.h"
+#include "runanalysis.h"
+
+#ifdef GOBLIN_HAVE_GUI
+#include "dashboardexport.h"
+#endif
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QTextStream>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+QTextStream &err()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+int usageError(const QString &message)
+{
+    err() << "goblin-workbench report: " << message << "\n"
+          << "Try 'goblin-workbench report --help' for more information.\n";
+    err().flush();
+    return ReportUsageError;
+}
+
+/// Parses a finite number in [minimum, maximum]; on failure explains which option was wrong.
+std::optional<double> numberOption(const QCommandLineParser &parser, const QString &name, double minimum,
+                                   double maximum, QString *problem)
+{
+    if (!parser.isSet(name))
+        return std::nullopt;
+    bool ok = false;
+    const double value = parser.value(name).toDouble(&ok);
+    if (!ok || !std::isfinite(value) || value < minimum || value > maximum) {
+        *problem = QStringLiteral("--%1 needs a number from %2 to %3, not '%4'")
+                       .arg(name)
+                       .arg(minimum)
+                       .arg(maximum)
+                       .arg(parser.value(name));
+        return std::nullopt;
+    }
+    return value;
+}
+
+bool isInside(const QString &path, const QString &folder)
+{
+    const QString file = QFileInfo(path).absoluteFilePath();
+    const QString dir = QDir(folder).canonicalPath();
+    const QString fileDir = QFileInfo(QFileInfo(file).absolutePath()).canonicalFilePath();
+    return !dir.isEmpty() && (fileDir == dir || fileDir.startsWith(dir + QLatin1Char('/')));
+}
+
+void setUpParser(QCommandLineParser &parser)
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Computes the waste budget of a run folder (trace.csv, torch_profile.json, amd_smi.csv) "
+                       "and writes the report as JSON and/or PNG. Needs no display."));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("The run folder to analyse."));
+    parser.addOptions({
+        {QStringLiteral("json"), QStringLiteral("Write the JSON report to FILE ('-' for standard output; the default "
+                                                "when no --png is given)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("png"), QStringLiteral("Render the dashboard image to FILE."), QStringLiteral("FILE")},
+        {QStringLiteral("profile"), QStringLiteral("Heuristics profile: workbench (default) or reference."),
+         QStringLiteral("workbench|reference"), QStringLiteral("workbench")},
+        {QStringLiteral("precision"), QStringLiteral("Precision of the workload: none (default), fp32, fp16, bf16, fp8."),
+         QStringLiteral("none|fp32|fp16|bf16|fp8"), QStringLiteral("none")},
+        {QStringLiteral("steps"), QStringLiteral("Steps label of the report (reference: 10; workbench: the profiler "
+                                                 "steps found, 10 if none). Enters no bucket."),
+         QStringLiteral("N")},
+        {QStringLiteral("gpu-util-below"), QStringLiteral("Data wait needs GPU utilisation below PCT (default 30)."),
+         QStringLiteral("PCT")},
+        {QStringLiteral("host-busy-above"), QStringLiteral("Data wait needs the host busier than FRACTION (default 0.5)."),
+         QStringLiteral("FRACTION")},
+        {QStringLiteral("hbm-target"), QStringLiteral("Healthy HBM use in % of capacity (default 70)."),
+         QStringLiteral("PCT")},
+        {QStringLiteral("hbm-capacity-gb"), QStringLiteral("HBM capacity per GPU in GB (default 192)."),
+         QStringLiteral("GB")},
+    });
+}
+
+} // namespace
+
+bool reportNeedsGui(const QStringList &arguments)
+{
+    for (const QString &a : arguments)
+        if (a == QLatin1String("--png") || a.startsWith(QLatin1String("--png=")))
+            return true;
+    return false;
+}
+
+int runReportCommand(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    setUpParser(parser);
+    if (!parser.parse(QStringList{QStringLiteral("goblin-workbench report")} + arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << parser.helpText();
+        return ReportOk;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty())
+        return usageError(QStringLiteral("missing RUN_DIR"));
+    if (positional.size() > 1)
+        return usageError(QStringLiteral("one RUN_DIR only, got %1").arg(positional.size()));
+    const QString runDir = positional.front();
+
+    const auto profile = profileFromName(parser.value(QStringLiteral("profile")));
+    if (!profile)
+        return usageError(QStringLiteral("--profile must be workbench or reference, not '%1'")
+                              .arg(parser.value(QStringLiteral("profile"))));
+    Thresholds thresholds;
+    const auto precision = precisionFromName(parser.value(QStringLiteral("precision")));
+    if (!precision)
+        return usageError(QStringLiteral("--precision must be none, fp32, fp16, bf16 or fp8, not '%1'")
+                              .arg(parser.value(QStringLiteral("precision"))));
+    thresholds.precision = *precision;
+    if (parser.isSet(QStringLiteral("steps"))) {
+        bool ok = false;
+        const int steps = parser.value(QStringLiteral("steps")).toInt(&ok);
+        if (!ok || steps < 1)
+            return usageError(QStringLiteral("--steps needs a whole number of at least 1, not '%1'")
+                                  .arg(parser.value(QStringLiteral("steps"))));
+        thresholds.steps = steps;
+    }
+    QString problem;
+    struct NumberOption {
+        const char *name;
+        double minimum, maximum;
+        double *target;
+    } numberOptions[] = {
+        {"gpu-util-below", 0.0, 100.0, &thresholds.gpuUtilBelowPct},
+        {"host-busy-above", 0.0, 1.0, &thresholds.hostBusyAbove},
+        {"hbm-target", 0.0, 100.0, &thresholds.hbmTargetPct},
+        {"hbm-capacity-gb", 1e-9, 1e9, &thresholds.hbmCapacityGb},
+    };
+    for (const NumberOption &o : numberOptions) {
+        if (auto v = numberOption(parser, QString::fromLatin1(o.name), o.minimum, o.maximum, &problem))
+            *o.target = *v;
+        else if (!problem.isEmpty())
+            return usageError(problem);
+    }
+
+    QString jsonPath = parser.value(QStringLiteral("json"));
+    const QString pngPath = parser.value(QStringLiteral("png"));
+    if (jsonPath.isEmpty() && pngPath.isEmpty())
+        jsonPath = QStringLiteral("-");
+#ifndef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty())
+        return usageError(QStringLiteral("--png is not available: this build has no GUI libraries"));
+#endif
+    for (const QString &out : {jsonPath, pngPath})
+        if (!out.isEmpty() && out != QLatin1String("-") && isInside(out, runDir))
+            return usageError(QStringLiteral("'%1' is inside the run folder; the workbench never writes into a run "
+                                             "folder, choose another place")
+                                  .arg(out));
+
+    const LoadResult loaded = loadRun(runDir);
+    if (loaded.outcome != LoadOutcome::Finished || !loaded.run) {
+        err() << "goblin-workbench report: cannot read " << loaded.error << "\n";
+        err().flush();
+        return ReportRunDirUnreadable;
+    }
+
+    const QJsonObject report = buildReport(*loaded.run, *profile, thresholds);
+    QString error;
+    if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
+        err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
+        err().flush();
+        return ReportRunDirUnreadable;
+    }
+#ifdef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, *profile, thresholds, pngPath, &error)) {
+        err() << "goblin-workbench report: cannot write the PNG report: " << error << "\n";
+        err().flush();
+        return ReportRunDirUnreadable;
+    }
+#endif
+    return ReportOk;
+}
+
+} // namespace goblin

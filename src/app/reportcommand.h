@@ -1,0 +1,19 @@
+#pragma once
+// `goblin-workbench report RUN_DIR …`: the headless report, for CI. Needs no display.
+
+#include <QStringList>
+
+namespace goblin {
+
+/// Exit codes of the report command.
+enum ReportExit { ReportOk = 0, ReportRunDirUnreadable = 1, ReportUsageError = 2 };
+
+/// Runs the command on `arguments` (argv without the program name and without "report").
+/// Writes one clear line to stderr on failure. A Q(Gui)Application must exist.
+int runReportCommand(const QStringList &arguments);
+
+/// True when the arguments ask for a PNG (the caller then needs a QApplication on the
+/// offscreen platform instead of a QCoreApplication).
+bool reportNeedsGui(const QStringList &arguments);
+
+} // namespace goblin

@@ -1,0 +1,213 @@
+#include "report.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <cmath>
+#include <cstdio>
+
+namespace goblin {
+
+namespace {
+
+/// Collects numbers for strict JSON: a non-finite value becomes null and is named once.
+class StrictNumbers
+{
+public:
+    QJsonValue operator()(double value, const QString &path)
+    {
+        if (std::isfinite(value))
+            return value;
+        m_nonFinite << path;
+        return QJsonValue(QJsonValue::Null);
+    }
+    const QStringList &nonFinite() const { return m_nonFinite; }
+
+private:
+    QStringList m_nonFinite;
+};
+
+QJsonArray columnsJson(const std::vector<ColumnChoice> &columns)
+{
+    QJsonArray out;
+    for (const ColumnChoice &c : columns) {
+        QJsonObject o{{QStringLiteral("role"), c.role},
+                      {QStringLiteral("column"), c.column.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(c.column)},
+                      {QStringLiteral("reason"), c.reason}};
+        if (!c.unit.isEmpty())
+            o.insert(QStringLiteral("unit"), c.unit);
+        out.append(o);
+    }
+    return out;
+}
+
+QJsonObject inputJson(const InputFileInfo &f, const QString &role)
+{
+    return QJsonObject{{QStringLiteral("role"), role},
+                       {QStringLiteral("path"), f.relativePath},
+                       {QStringLiteral("size_bytes"), double(f.sizeBytes)},
+                       {QStringLiteral("format"), f.format},
+                       {QStringLiteral("dialect"), f.dialect},
+                       {QStringLiteral("compressed"), f.compressed},
+                       {QStringLiteral("columns"), columnsJson(f.workbenchColumns)},
+                       {QStringLiteral("reference_columns"), columnsJson(f.referenceColumns)},
+                       {QStringLiteral("rows_read"), double(f.rowsRead)},
+                       {QStringLiteral("rows_skipped"), double(f.rowsSkipped)}};
+}
+
+QJsonObject classJson(quint64 calls, qint64 ns)
+{
+    return QJsonObject{{QStringLiteral("calls"), double(calls)}, {QStringLiteral("time_ns"), double(ns)}};
+}
+
+} // namespace
+
+QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
+{
+    const ProfileAnalysis &a = run.profile(profile);
+    const RunMetrics m = computeMetrics(a, thresholds);
+    StrictNumbers num;
+
+    QJsonArray top;
+    for (const TopKernel &k : a.topKernels)
+        top.append(QJsonObject{{QStringLiteral("name"), k.name},
+                               {QStringLiteral("pct_time"), num(k.pctTime, QStringLiteral("metrics.top_kernels.pct_time"))}});
+    QJsonObject budget;
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        budget.insert(WasteBudget::bucketKey(i),
+                      num(m.wasteBudget.bucket(i), QStringLiteral("metrics.waste_budget.") + WasteBudget::bucketKey(i)));
+
+    QJsonObject metrics{
+        {QStringLiteral("steps"), m.steps},
+        {QStringLiteral("tokens_per_sec"), num(a.tokensPerSec, QStringLiteral("metrics.tokens_per_sec"))},
+        {QStringLiteral("mfu_pct"), num(a.mfuPct, QStringLiteral("metrics.mfu_pct"))},
+        {QStringLiteral("hbm_peak_gb"), num(a.hbmPeakGb, QStringLiteral("metrics.hbm_peak_gb"))},
+        {QStringLiteral("hbm_avg_gb"), num(a.hbmAvgGb, QStringLiteral("metrics.hbm_avg_gb"))},
+        {QStringLiteral("gpu_util_pct"), num(a.gpuUtilPct, QStringLiteral("metrics.gpu_util_pct"))},
+        {QStringLiteral("top_kernels"), top},
+        {QStringLiteral("attention_kernel_loaded"), a.attentionKernelLoaded},
+        {QStringLiteral("waste_budget"), budget},
+        {QStringLiteral("warnings"), QJsonArray::fromStringList(a.warnings)},
+        {QStringLiteral("rocm_version"), a.rocmVersion},
+        {QStringLiteral("pytorch_version"), a.pytorchVersion},
+        {QStringLiteral("runner_kind"), QStringLiteral("live")},
+    };
+
+    QJsonObject thresholdsJson{
+        {QStringLiteral("gpu_util_below_pct"), num(thresholds.gpuUtilBelowPct, QStringLiteral("thresholds.gpu_util_below_pct"))},
+        {QStringLiteral("host_busy_above"), num(thresholds.hostBusyAbove, QStringLiteral("thresholds.host_busy_above"))},
+        {QStringLiteral("hbm_target_pct"), num(thresholds.hbmTargetPct, QStringLiteral("thresholds.hbm_target_pct"))},
+        {QStringLiteral("hbm_capacity_gb"), num(thresholds.hbmCapacityGb, QStringLiteral("thresholds.hbm_capacity_gb"))},
+        {QStringLiteral("precision_weight"), num(thresholds.precisionWeight, QStringLiteral("thresholds.precision_weight"))},
+        {QStringLiteral("headroom_weight"), num(thresholds.headroomWeight, QStringLiteral("thresholds.headroom_weight"))},
+        {QStringLiteral("precision"), precisionName(thresholds.precision)},
+        {QStringLiteral("steps"), m.steps},
+        {QStringLiteral("steps_source"), thresholds.steps ? QStringLiteral("given")
+                                         : profile == HeuristicsProfile::Reference
+                                             ? QStringLiteral("reference default (10)")
+                                             : a.stepsFound > 0 ? QStringLiteral("ProfilerStep events found")
+                                                                : QStringLiteral("default (10, no ProfilerStep events)")},
+    };
+
+    QJsonArray inputs;
+    for (const InputFileInfo &f : run.kernels.files)
+        inputs.append(inputJson(f, QStringLiteral("kernel_trace")));
+    if (!run.torch.file.relativePath.isEmpty())
+        inputs.append(inputJson(run.torch.file, QStringLiteral("torch_trace")));
+    if (!run.smi.file.relativePath.isEmpty())
+        inputs.append(inputJson(run.smi.file, QStringLiteral("telemetry")));
+
+    const KernelReading &kr = profile == HeuristicsProfile::Reference ? run.kernels.reference : run.kernels.workbench;
+    const ClassTotals &ct = a.classTotals;
+    qint64 distinct = 0;
+    for (const KernelNameStats &s : kr.perName)
+        distinct += s.calls > 0 ? 1 : 0;
+    QJsonObject aggregates{
+        {QStringLiteral("kernel_count"), double(kr.rowsUsed)},
+        {QStringLiteral("distinct_kernel_names"), double(distinct)},
+        {QStringLiteral("kernel_time_ns"), double(kr.totalNs)},
+        {QStringLiteral("kernel_rows_skipped"),
+         double(kr.rowsSkippedNoName + kr.rowsSkippedNonPositive + kr.rowsSkippedUnreadable)},
+        {QStringLiteral("classes"),
+         QJsonObject{{QStringLiteral("gemm"), classJson(ct.gemmCalls, ct.gemmNs)},
+                     {QStringLiteral("generic_gemm"), classJson(ct.genericGemmCalls, ct.genericGemmNs)},
+                     {QStringLiteral("collective"), classJson(ct.collectiveCalls, ct.collectiveNs)},
+                     {QStringLiteral("fp16"), classJson(ct.fp16Calls, ct.fp16Ns)},
+                     {QStringLiteral("bf16"), classJson(ct.bf16Calls, ct.bf16Ns)},
+                     {QStringLiteral("all"), classJson(ct.totalCalls, ct.totalNs)}}},
+        {QStringLiteral("gpu_agents"), a.gpuAgents},
+        {QStringLiteral("steps_found"), a.stepsFound},
+        {QStringLiteral("step_time_seconds"), num(a.stepTimeS, QStringLiteral("aggregates.step_time_seconds"))},
+        {QStringLiteral("step_time_source"), a.stepTimeSource},
+        {QStringLiteral("host_busy_fraction"), num(a.hostBusyFraction, QStringLiteral("aggregates.host_busy_fraction"))},
+        {QStringLiteral("host_busy_source"), a.hostBusySource},
+        {QStringLiteral("gpu_util_pct"), num(a.gpuUtilPct, QStringLiteral("aggregates.gpu_util_pct"))},
+        {QStringLiteral("gpu_util_source"), a.gpuUtilSource},
+        {QStringLiteral("trace_span_seconds"), num(a.traceSpanS, QStringLiteral("aggregates.trace_span_seconds"))},
+        {QStringLiteral("trace_steps_covered"), num(a.traceStepsCovered, QStringLiteral("aggregates.trace_steps_covered"))},
+        {QStringLiteral("per_step_per_gpu_divisor"),
+         num(a.perStepPerGpuDivisor, QStringLiteral("aggregates.per_step_per_gpu_divisor"))},
+        {QStringLiteral("comm_excess_seconds"), num(a.budgetInputs.commExcessS, QStringLiteral("aggregates.comm_excess_seconds"))},
+        {QStringLiteral("telemetry_samples"), double(run.smi.samples.size())},
+        {QStringLiteral("telemetry_gpus"), run.smi.gpuCount},
+        {QStringLiteral("telemetry_samples_outside_job"), run.smi.samplesOutsideJob},
+        {QStringLiteral("torch_events"), double(run.torch.eventCount)},
+    };
+
+    QJsonArray diagnostics;
+    for (const Diagnostic &d : run.diagnostics)
+        diagnostics.append(QJsonObject{{QStringLiteral("severity"), severityName(d.severity)},
+                                       {QStringLiteral("file"), d.file},
+                                       {QStringLiteral("line"), double(d.line)},
+                                       {QStringLiteral("message"), d.message}});
+    for (const QString &path : num.nonFinite())
+        diagnostics.append(QJsonObject{{QStringLiteral("severity"), QStringLiteral("warning")},
+                                       {QStringLiteral("file"), QString()},
+                                       {QStringLiteral("line"), 0},
+                                       {QStringLiteral("message"),
+                                        QStringLiteral("%1 is not a finite number; written as null").arg(path)}});
+
+    return QJsonObject{
+        {QStringLiteral("generator"),
+         QJsonObject{{QStringLiteral("name"), QString::fromLatin1(kGeneratorName)},
+                     {QStringLiteral("version"), QStringLiteral(GOBLIN_VERSION)}}},
+        {QStringLiteral("run"), QJsonObject{{QStringLiteral("name"), run.runName}, {QStringLiteral("path"), run.runDir}}},
+        {QStringLiteral("profile"), profileName(profile)},
+        {QStringLiteral("thresholds"), thresholdsJson},
+        {QStringLiteral("metrics"), metrics},
+        {QStringLiteral("inputs"), inputs},
+        {QStringLiteral("aggregates"), aggregates},
+        {QStringLiteral("diagnostics"), diagnostics},
+    };
+}
+
+bool writeReportJson(const QJsonObject &report, const QString &path, QString *error)
+{
+    const QByteArray bytes = QJsonDocument(report).toJson(QJsonDocument::Indented);
+    if (path == QLatin1String("-")) {
+        QFile out;
+        if (!out.open(stdout, QIODevice::WriteOnly) || out.write(bytes) != bytes.size()) {
+            if (error)
+                *error = QStringLiteral("cannot write to standard output");
+            return false;
+        }
+        out.flush();
+        return true;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(bytes);
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace goblin

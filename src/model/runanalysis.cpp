@@ -1,0 +1,434 @@
+#include "runanalysis.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QFileInfo>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace goblin {
+
+namespace {
+
+const QString kKernelFile = QStringLiteral("trace.csv");
+const QString kTorchFile = QStringLiteral("torch_profile.json");
+const QString kSmiFile = QStringLiteral("amd_smi.csv");
+
+/// How the reference prints `out_dir / "trace.csv"` (pathlib drops "./" and trailing slashes).
+QString referencePath(const QString &runDirAsGiven, const QString &file)
+{
+    QString dir = QDir::cleanPath(runDirAsGiven.isEmpty() ? QStringLiteral(".") : runDirAsGiven);
+    if (dir == QLatin1String("."))
+        return file;
+    if (dir.endsWith(QLatin1Char('/')))
+        return dir + file;
+    return dir + QLatin1Char('/') + file;
+}
+
+ClassTotals sumClasses(const KernelReading &reading, const KernelClasses &classes)
+{
+    ClassTotals t;
+    for (std::size_t id = 0; id < reading.perName.size(); ++id) {
+        const KernelNameStats &s = reading.perName[id];
+        if (s.calls == 0)
+            continue;
+        const std::uint8_t f = id < classes.flags.size() ? classes.flags[id] : 0;
+        t.totalNs += s.totalNs;
+        t.totalCalls += s.calls;
+        if (f & FlagCollective) {
+            t.collectiveNs += s.totalNs;
+            t.collectiveCalls += s.calls;
+        }
+        if (f & FlagGemm) {
+            t.gemmNs += s.totalNs;
+            t.gemmCalls += s.calls;
+        }
+        if (f & FlagGenericGemm) {
+            t.genericGemmNs += s.totalNs;
+            t.genericGemmCalls += s.calls;
+        }
+        if (f & FlagFp16) {
+            t.fp16Ns += s.totalNs;
+            t.fp16Calls += s.calls;
+        }
+        if (f & FlagBf16) {
+            t.bf16Ns += s.totalNs;
+            t.bf16Calls += s.calls;
+        }
+    }
+    return t;
+}
+
+/// Used names ordered by first use (the order the reference iterates its kernel list in).
+std::vector<std::size_t> namesInFirstUseOrder(const KernelReading &reading)
+{
+    std::vector<std::size_t> ids;
+    for (std::size_t id = 0; id < reading.perName.size(); ++id)
+        if (reading.perName[id].calls > 0)
+            ids.push_back(id);
+    std::sort(ids.begin(), ids.end(),
+              [&](std::size_t a, std::size_t b) { return reading.perName[a].firstRow < reading.perName[b].firstRow; });
+    return ids;
+}
+
+std::vector<TopKernel> topKernels(const KernelTrace &trace, const KernelReading &reading, int topN)
+{
+    std::vector<std::size_t> ids = namesInFirstUseOrder(reading);
+    if (ids.empty())
+        return {};
+    // Python's sorted(reverse=True) is stable: equal totals keep first-use order.
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](std::size_t a, std::size_t b) { return reading.perName[a].totalNs > reading.perName[b].totalNs; });
+    const double total = reading.totalNs != 0 ? double(reading.totalNs) : 1.0;
+    std::vector<TopKernel> out;
+    for (std::size_t i = 0; i < ids.size() && int(i) < topN; ++i) {
+        const std::string &name = trace.names[ids[i]];
+        out.push_back({QString::fromUtf8(name.data(), qsizetype(name.size())),
+                       double(reading.perName[ids[i]].totalNs) / total * 100.0, ids[i]});
+    }
+    return out;
+}
+
+QString attentionOf(const KernelReading &reading, const KernelClasses &classes)
+{
+    const std::vector<std::size_t> ids = namesInFirstUseOrder(reading);
+    for (std::size_t id : ids)
+        if (id < classes.attention.size() && classes.attention[id] != AttentionKind::None)
+            return attentionLabel(classes.attention[id]);
+    return ids.empty() ? QStringLiteral("unknown") : QStringLiteral("eager");
+}
+
+QJsonValue orUnknown(const QJsonValue &v)
+{
+    // Python `x or "unknown"`: falsy values ("", 0, false, null, [], {}) fall through.
+    if (v.isUndefined() || v.isNull())
+        return QStringLiteral("unknown");
+    if (v.isString() && v.toString().isEmpty())
+        return QStringLiteral("unknown");
+    if (v.isBool() && !v.toBool())
+        return QStringLiteral("unknown");
+    if (v.isDouble() && v.toDouble() == 0.0)
+        return QStringLiteral("unknown");
+    if (v.isArray() && v.toArray().isEmpty())
+        return QStringLiteral("unknown");
+    if (v.isObject() && v.toObject().isEmpty())
+        return QStringLiteral("unknown");
+    return v;
+}
+
+double orZero(const std::optional<double> &v)
+{
+    // Python `x or 0.0`; NaN is truthy and passes through.
+    return v ? *v : 0.0;
+}
+
+QString describeSeconds(double s)
+{
+    if (std::fabs(s) >= 1.0)
+        return QString::number(s, 'g', 4) + QStringLiteral(" s");
+    return QString::number(s * 1e3, 'g', 4) + QStringLiteral(" ms");
+}
+
+void analyzeReference(RunAnalysis &run)
+{
+    ProfileAnalysis &a = run.reference;
+    a.profile = HeuristicsProfile::Reference;
+    const KernelReading &kr = run.kernels.reference;
+    const TorchReading &tr = run.torch.reference;
+    const SmiReading &sr = run.smi.reference;
+
+    a.classes = classifyKernels(run.kernels.names, KernelPatternTable::forProfile(HeuristicsProfile::Reference));
+    a.classTotals = sumClasses(kr, a.classes);
+    a.topKernels = topKernels(run.kernels, kr, 5);
+    a.attentionKernelLoaded = attentionOf(kr, a.classes);
+
+    // The reference's warnings, in its order and words.
+    const QString given = run.runDirAsGiven;
+    if (!run.kernels.referenceFileFound)
+        a.warnings << QStringLiteral("profile_parser: kernel trace not found at %1").arg(referencePath(given, kKernelFile));
+    else if (run.kernels.referenceFileEmpty)
+        a.warnings << QStringLiteral("profile_parser: empty kernel trace at %1").arg(referencePath(given, kKernelFile));
+    else if (kr.readFailed)
+        a.warnings << QStringLiteral("profile_parser: failed to read kernel trace (%1)").arg(kr.readFailure);
+    if (!run.torch.referenceFileFound)
+        a.warnings << QStringLiteral("profile_parser: torch profile not found at %1").arg(referencePath(given, kTorchFile));
+    else if (tr.readFailed)
+        a.warnings << QStringLiteral("profile_parser: failed to read torch profile (%1)").arg(tr.readFailure);
+    if (!run.smi.referenceFileFound)
+        a.warnings << QStringLiteral("profile_parser: amd-smi telemetry not found at %1").arg(referencePath(given, kSmiFile));
+    else if (sr.fileUnreadable)
+        a.warnings << QStringLiteral("profile_parser: failed to read amd-smi telemetry (%1)").arg(sr.readFailure);
+    else if (sr.noHeader)
+        a.warnings << QStringLiteral("profile_parser: no parseable header in amd-smi telemetry at %1")
+                          .arg(referencePath(given, kSmiFile));
+    else if (sr.readFailed)
+        a.warnings << QStringLiteral("profile_parser: failed to parse amd-smi telemetry (%1)").arg(sr.readFailure);
+
+    a.stepTimeS = orZero(tr.stepTimeSeconds);
+    a.stepTimeSource = tr.stepTimeSeconds ? tr.stepTimeSource : QStringLiteral("not found");
+    a.hostBusyFraction = orZero(tr.hostBusyFraction);
+    a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
+    a.stepsFound = tr.profilerSteps;
+    a.gpuAgents = kr.agentCount;
+
+    if (sr.gpuUtilPct) {
+        a.gpuUtilPct = *sr.gpuUtilPct;
+        a.gpuUtilSource = QStringLiteral("amd_smi.csv, mean of %1 samples").arg(sr.utilSamples);
+    } else if (kr.rowsUsed == 0 || !tr.stepTimeSeconds || *tr.stepTimeSeconds == 0.0) {
+        a.gpuUtilPct = 0.0;
+        a.gpuUtilSource = QStringLiteral("none (no telemetry, no kernels or no step time)");
+    } else {
+        const double wallNs = *tr.stepTimeSeconds * 1e9;
+        a.gpuUtilPct = wallNs <= 0.0 ? 0.0 : std::min(100.0, double(kr.totalNs) / wallNs * 100.0);
+        a.gpuUtilSource = QStringLiteral("trace-wide kernel time / one step time (reference fallback)");
+    }
+
+    a.tokensPerSec = orZero(tr.tokensPerSec);
+    a.mfuPct = orZero(tr.mfuPct);
+    a.hbmPeakGb = orZero(sr.hbmPeakGb);
+    a.hbmAvgGb = orZero(sr.hbmAvgGb);
+    a.rocmVersion = sr.rocmVersion.isEmpty() ? QJsonValue(QStringLiteral("unknown")) : QJsonValue(sr.rocmVersion);
+    a.pytorchVersion = orUnknown(tr.pytorchVersion);
+    a.defaultSteps = 10;
+    if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
+        a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
+    a.perStepPerGpuDivisor = 1.0;
+
+    BudgetInputs &in = a.budgetInputs;
+    in.stepTimeS = a.stepTimeS;
+    in.gpuUtilPct = a.gpuUtilPct;
+    in.hostBusyFraction = a.hostBusyFraction;
+    in.hbmPeakGb = sr.hbmPeakGb;
+    in.commExcessS = double(a.classTotals.collectiveNs) / 1e9;
+    in.gemmNs = a.classTotals.gemmNs;
+    in.genericGemmNs = a.classTotals.genericGemmNs;
+    in.fp16Ns = a.classTotals.fp16Ns;
+    in.bf16Ns = a.classTotals.bf16Ns;
+}
+
+void analyzeWorkbench(RunAnalysis &run)
+{
+    ProfileAnalysis &a = run.workbench;
+    a.profile = HeuristicsProfile::Workbench;
+    const KernelReading &kr = run.kernels.workbench;
+    const TorchReading &tr = run.torch.workbench;
+    const SmiReading &sr = run.smi.workbench;
+    Diagnostics &diags = run.diagnostics;
+
+    a.classes = classifyKernels(run.kernels.names, KernelPatternTable::forProfile(HeuristicsProfile::Workbench));
+    a.classTotals = sumClasses(kr, a.classes);
+    a.topKernels = topKernels(run.kernels, kr, 5);
+    a.attentionKernelLoaded = attentionOf(kr, a.classes);
+
+    a.stepTimeS = tr.stepTimeSeconds.value_or(0.0);
+    a.stepTimeSource = tr.stepTimeSeconds ? tr.stepTimeSource : QStringLiteral("not found");
+    a.hostBusyFraction = tr.hostBusyFraction.value_or(0.0);
+    a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
+    a.stepsFound = tr.profilerSteps;
+    a.gpuAgents = std::max(1, kr.agentCount);
+
+    // Trace-wide sums become per step and per GPU: divide by the agents and by the steps the
+    // kernel trace covers (its span over the step time). rocprofv3 usually records many more
+    // steps than torch.profiler's schedule window, so the profiler's step count is the wrong divisor.
+    const QString traceFile = run.kernels.files.empty() ? kKernelFile : run.kernels.files.front().relativePath;
+    if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
+        a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
+    if (a.traceSpanS > 0.0 && a.stepTimeS > 0.0) {
+        a.traceStepsCovered = a.traceSpanS / a.stepTimeS;
+    } else if (kr.rowsUsed > 0) {
+        a.traceStepsCovered = std::max(1, tr.profilerSteps);
+        diags.push_back({Severity::Warning, traceFile, 0,
+                         QStringLiteral("the kernel trace has no usable timestamps or there is no step time, so "
+                                        "trace-wide kernel sums are divided by %1 profiler step(s) instead of the "
+                                        "steps the trace covers")
+                             .arg(a.traceStepsCovered)});
+    }
+    a.perStepPerGpuDivisor = a.gpuAgents * std::max(a.traceStepsCovered, 1e-12);
+    if (kr.rowsUsed == 0)
+        a.perStepPerGpuDivisor = 1.0;
+
+    if (sr.gpuUtilPct) {
+        a.gpuUtilPct = *sr.gpuUtilPct;
+        a.gpuUtilSource = QStringLiteral("%1, mean of %2 samples inside the job window")
+                              .arg(run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath)
+                              .arg(sr.utilSamples);
+    } else if (kr.rowsUsed > 0 && a.stepTimeS > 0.0) {
+        const double perStepPerGpuNs = double(kr.totalNs) / a.perStepPerGpuDivisor;
+        a.gpuUtilPct = std::min(100.0, perStepPerGpuNs / (a.stepTimeS * 1e9) * 100.0);
+        a.gpuUtilSource = QStringLiteral("kernel time per step per GPU / step time (no utilisation telemetry)");
+        diags.push_back({Severity::Info, traceFile, 0,
+                         QStringLiteral("GPU utilisation estimated from kernel time: %1 % (kernel time %2 per step "
+                                        "per GPU over a step of %3)")
+                             .arg(a.gpuUtilPct, 0, 'f', 1)
+                             .arg(describeSeconds(perStepPerGpuNs / 1e9), describeSeconds(a.stepTimeS))});
+    } else {
+        a.gpuUtilPct = 0.0;
+        a.gpuUtilSource = QStringLiteral("none (no telemetry, no kernels or no step time)");
+        diags.push_back({Severity::Warning, QString(), 0,
+                         QStringLiteral("GPU utilisation is unknown (no utilisation telemetry and no kernel trace "
+                                        "with a step time); the budget reads it as 0 %")});
+    }
+
+    a.tokensPerSec = tr.tokensPerSec.value_or(0.0);
+    a.mfuPct = tr.mfuPct.value_or(0.0);
+    a.hbmPeakGb = sr.hbmPeakGb.value_or(0.0);
+    a.hbmAvgGb = sr.hbmAvgGb.value_or(0.0);
+    a.rocmVersion = sr.rocmVersion.isEmpty() ? QJsonValue(QStringLiteral("unknown")) : QJsonValue(sr.rocmVersion);
+    QJsonValue version = orUnknown(tr.pytorchVersion);
+    if (!version.isString())
+        version = QStringLiteral("unknown");
+    a.pytorchVersion = version;
+    a.defaultSteps = tr.profilerSteps > 0 ? tr.profilerSteps : 10;
+
+    BudgetInputs &in = a.budgetInputs;
+    in.stepTimeS = a.stepTimeS;
+    in.gpuUtilPct = a.gpuUtilPct;
+    in.hostBusyFraction = a.hostBusyFraction;
+    in.hbmPeakGb = sr.hbmPeakGb;
+    in.commExcessS = double(a.classTotals.collectiveNs) / 1e9 / a.perStepPerGpuDivisor;
+    in.gemmNs = a.classTotals.gemmNs;
+    in.genericGemmNs = a.classTotals.genericGemmNs;
+    in.fp16Ns = a.classTotals.fp16Ns;
+    in.bf16Ns = a.classTotals.bf16Ns;
+
+    for (const Diagnostic &d : run.diagnostics)
+        if (d.severity != Severity::Info)
+            a.warnings << (d.file.isEmpty() ? d.message
+                                            : d.line > 0 ? QStringLiteral("%1:%2: %3").arg(d.file).arg(d.line).arg(d.message)
+                                                         : QStringLiteral("%1: %2").arg(d.file, d.message));
+}
+
+QString pct(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %"); }
+
+/// Plain-words notes wherever the two profiles read this folder differently.
+void explainDifferences(RunAnalysis &run)
+{
+    const ProfileAnalysis &r = run.reference;
+    const ProfileAnalysis &w = run.workbench;
+    Diagnostics &diags = run.diagnostics;
+    const QString traceFile = run.kernels.files.empty() ? kKernelFile : run.kernels.files.front().relativePath;
+    const QString torchFile = run.torch.file.relativePath.isEmpty() ? kTorchFile : run.torch.file.relativePath;
+
+    if (!run.kernels.referenceFileFound && run.kernels.workbench.rowsUsed > 0)
+        diags.push_back({Severity::Info, traceFile, 0,
+                         QStringLiteral("kernel trace read from %1 file(s) rocprofv3 wrote (%2); the reference looks "
+                                        "only for trace.csv and reads no kernels here")
+                             .arg(run.kernels.files.size())
+                             .arg(traceFile)});
+    if (!run.torch.referenceFileFound && !run.torch.file.relativePath.isEmpty())
+        diags.push_back({Severity::Info, torchFile, 0,
+                         QStringLiteral("torch trace read from %1; the reference looks only for torch_profile.json")
+                             .arg(torchFile)});
+
+    if (r.stepTimeS != w.stepTimeS)
+        diags.push_back({Severity::Info, torchFile, 0,
+                         QStringLiteral("step time %1 from %2; the reference reads %3 from %4")
+                             .arg(describeSeconds(w.stepTimeS), w.stepTimeSource, describeSeconds(r.stepTimeS),
+                                  r.stepTimeSource)});
+    if (r.hostBusyFraction != w.hostBusyFraction)
+        diags.push_back({Severity::Info, torchFile, 0,
+                         QStringLiteral("host busy %1 from %2; the reference reads %3 from %4")
+                             .arg(pct(w.hostBusyFraction), w.hostBusySource, pct(r.hostBusyFraction), r.hostBusySource)});
+    if (r.gpuUtilPct != w.gpuUtilPct)
+        diags.push_back({Severity::Info, QString(), 0,
+                         QStringLiteral("GPU utilisation %1 % from %2; the reference reads %3 % from %4")
+                             .arg(w.gpuUtilPct, 0, 'f', 2)
+                             .arg(w.gpuUtilSource)
+                             .arg(r.gpuUtilPct, 0, 'f', 2)
+                             .arg(r.gpuUtilSource)});
+    if (w.perStepPerGpuDivisor != 1.0 && w.classTotals.collectiveNs > 0)
+        diags.push_back({Severity::Info, traceFile, 0,
+                         QStringLiteral("collective time is per step per GPU: %1 of collectives over %2 GPU agent(s) "
+                                        "and %3 steps covered by the trace (span %4 / step %5) gives %6; the "
+                                        "reference counts the trace-wide sum, %7, against a single step")
+                             .arg(describeSeconds(double(w.classTotals.collectiveNs) / 1e9))
+                             .arg(w.gpuAgents)
+                             .arg(w.traceStepsCovered, 0, 'f', 2)
+                             .arg(describeSeconds(w.traceSpanS), describeSeconds(w.stepTimeS),
+                                  describeSeconds(w.budgetInputs.commExcessS),
+                                  describeSeconds(double(r.classTotals.collectiveNs) / 1e9))});
+
+    // Names the two pattern tables classify differently, weighted by kernel time.
+    struct Diff {
+        KernelFlag flag;
+        const char *what;
+    };
+    const Diff flagsToCompare[] = {{FlagCollective, "collectives"},
+                                   {FlagGemm, "GEMMs"},
+                                   {FlagGenericGemm, "generic GEMMs"},
+                                   {FlagFp16, "fp16 kernels"},
+                                   {FlagBf16, "bf16 kernels"}};
+    const KernelReading &kr = run.kernels.workbench;
+    for (const Diff &d : flagsToCompare) {
+        qint64 onlyWorkbenchNs = 0, onlyReferenceNs = 0;
+        int onlyWorkbench = 0, onlyReference = 0;
+        std::size_t example = 0;
+        for (std::size_t id = 0; id < kr.perName.size(); ++id) {
+            if (kr.perName[id].calls == 0)
+                continue;
+            const bool inW = w.classes.flags[id] & d.flag;
+            const bool inR = r.classes.flags[id] & d.flag;
+            if (inW && !inR) {
+                if (onlyWorkbench++ == 0)
+                    example = id;
+                onlyWorkbenchNs += kr.perName[id].totalNs;
+            } else if (inR && !inW) {
+                ++onlyReference;
+                onlyReferenceNs += kr.perName[id].totalNs;
+            }
+        }
+        if (onlyWorkbench > 0) {
+            QString name = QString::fromStdString(run.kernels.names[example]);
+            if (name.size() > 80)
+                name = name.left(77) + QStringLiteral("...");
+            diags.push_back({Severity::Info, traceFile, 0,
+                             QStringLiteral("%1 kernel name(s) (%2 of kernel time) count as %3 in the workbench but "
+                                            "not in the reference, e.g. '%4'")
+                                 .arg(onlyWorkbench)
+                                 .arg(pct(kr.totalNs ? double(onlyWorkbenchNs) / double(kr.totalNs) : 0.0))
+                                 .arg(QLatin1String(d.what), name)});
+        }
+        if (onlyReference > 0)
+            diags.push_back({Severity::Info, traceFile, 0,
+                             QStringLiteral("%1 kernel name(s) (%2 of kernel time) count as %3 in the reference but "
+                                            "not in the workbench")
+                                 .arg(onlyReference)
+                                 .arg(pct(kr.totalNs ? double(onlyReferenceNs) / double(kr.totalNs) : 0.0))
+                                 .arg(QLatin1String(d.what))});
+    }
+    if (r.attentionKernelLoaded != w.attentionKernelLoaded)
+        diags.push_back({Severity::Info, traceFile, 0,
+                         QStringLiteral("attention kernel read as '%1'; the reference says '%2'")
+                             .arg(w.attentionKernelLoaded, r.attentionKernelLoaded)});
+    if (r.hbmPeakGb != w.hbmPeakGb || r.hbmAvgGb != w.hbmAvgGb)
+        diags.push_back({Severity::Info, run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath, 0,
+                         QStringLiteral("HBM peak %1 GB, average %2 GB; the reference reads peak %3 GB, average %4 GB")
+                             .arg(w.hbmPeakGb, 0, 'f', 2)
+                             .arg(w.hbmAvgGb, 0, 'f', 2)
+                             .arg(r.hbmPeakGb, 0, 'f', 2)
+                             .arg(r.hbmAvgGb, 0, 'f', 2)});
+}
+
+} // namespace
+
+RunMetrics computeMetrics(const ProfileAnalysis &analysis, const Thresholds &thresholds)
+{
+    RunMetrics m;
+    m.steps = thresholds.steps.value_or(analysis.defaultSteps);
+    m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds);
+    return m;
+}
+
+void analyzeRun(RunAnalysis &run)
+{
+    run.diagnostics.clear();
+    for (const Diagnostics *source : {&run.kernels.diagnostics, &run.torch.diagnostics, &run.smi.diagnostics})
+        run.diagnostics.insert(run.diagnostics.end(), source->begin(), source->end());
+    analyzeReference(run);
+    analyzeWorkbench(run);
+    explainDifferences(run);
+}
+
+} // namespace goblin

@@ -1,0 +1,153 @@
+// `goblin-workbench report`: exit codes, outputs, options, and that it never writes into the run
+// folder. Runs the real executable with no display.
+
+#include "report.h"
+#include "runanalysis.h"
+#include "testsupport.h"
+
+#include <QCryptographicHash>
+#include <QDirIterator>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace goblin;
+
+class TestReportCli : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Run {
+        int exitCode = -1;
+        QByteArray out, err;
+    };
+
+    static Run run(const QStringList &arguments)
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the report command must not need one
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(GOBLIN_APP_BINARY), arguments);
+        if (!p.waitForFinished(120000))
+            return {};
+        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+                p.readAllStandardError()};
+    }
+
+    static QString fixture(const QString &name) { return test::dataPath(QStringLiteral("runs/") + name); }
+
+    static QByteArray folderFingerprint(const QString &dir)
+    {
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        QStringList files;
+        QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            files << it.next();
+        files.sort();
+        for (const QString &f : files) {
+            hash.addData(f.toUtf8());
+            hash.addData(test::readAll(f));
+        }
+        return hash.result();
+    }
+
+private slots:
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        const QString ok = fixture(QStringLiteral("v3-metric-1gpu"));
+        QTest::newRow("plain report") << QStringList{"report", ok} << 0;
+        QTest::newRow("reference profile") << QStringList{"report", ok, "--profile", "reference"} << 0;
+        QTest::newRow("every threshold") << QStringList{"report", ok, "--precision", "fp16", "--steps", "3",
+                                                        "--gpu-util-below", "60", "--host-busy-above", "0.2",
+                                                        "--hbm-target", "80", "--hbm-capacity-gb", "256"}
+                                         << 0;
+        QTest::newRow("warnings are still success") << QStringList{"report", fixture("bad-garbage")} << 0;
+        QTest::newRow("missing folder") << QStringList{"report", "/nonexistent/goblin/run"} << 1;
+        QTest::newRow("a file, not a folder") << QStringList{"report", fixture("v3-metric-1gpu/trace.csv")} << 1;
+        QTest::newRow("no RUN_DIR") << QStringList{"report"} << 2;
+        QTest::newRow("unknown option") << QStringList{"report", ok, "--frobnicate"} << 2;
+        QTest::newRow("bad profile") << QStringList{"report", ok, "--profile", "fast"} << 2;
+        QTest::newRow("bad precision") << QStringList{"report", ok, "--precision", "int4"} << 2;
+        QTest::newRow("bad steps") << QStringList{"report", ok, "--steps", "zero"} << 2;
+        QTest::newRow("util above 100") << QStringList{"report", ok, "--gpu-util-below", "130"} << 2;
+        QTest::newRow("host busy is a fraction") << QStringList{"report", ok, "--host-busy-above", "50"} << 2;
+        QTest::newRow("NaN threshold") << QStringList{"report", ok, "--hbm-target", "nan"} << 2;
+        QTest::newRow("two folders") << QStringList{"report", ok, ok} << 2;
+        QTest::newRow("json into the run folder") << QStringList{"report", ok, "--json", ok + "/report.json"} << 2;
+    }
+
+    void exitCodes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        const Run r = run(arguments);
+        QCOMPARE(r.exitCode, exitCode);
+        if (exitCode != 0) {
+            // one clear line on stderr (usage errors add the --help hint)
+            QVERIFY(!r.err.isEmpty());
+            QVERIFY(r.err.startsWith("goblin-workbench"));
+            QVERIFY(r.out.isEmpty());
+        } else {
+            QJsonParseError error;
+            const QJsonDocument doc = QJsonDocument::fromJson(r.out, &error);
+            QCOMPARE(error.error, QJsonParseError::NoError);
+            QVERIFY(doc.object().contains(QStringLiteral("metrics")));
+        }
+    }
+
+    void jsonFileEqualsEngineReport()
+    {
+        QTemporaryDir out;
+        const QString dir = fixture(QStringLiteral("rocm62-monitor-2gpu"));
+        const QByteArray before = folderFingerprint(dir);
+        const QString path = out.filePath(QStringLiteral("report.json"));
+        const Run r = run({"report", dir, "--json", path, "--gpu-util-below", "60", "--profile", "workbench"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.isEmpty());
+        const QJsonObject written = QJsonDocument::fromJson(test::readAll(path)).object();
+
+        const LoadResult loaded = loadRun(dir);
+        Thresholds t;
+        t.gpuUtilBelowPct = 60.0;
+        QJsonObject expected = buildReport(*loaded.run, HeuristicsProfile::Workbench, t);
+        QCOMPARE(written.value("thresholds"), expected.value("thresholds"));
+        QCOMPARE(written.value("metrics"), expected.value("metrics"));
+        QCOMPARE(written.value("aggregates"), expected.value("aggregates"));
+        QCOMPARE(written.value("diagnostics"), expected.value("diagnostics"));
+        QCOMPARE(folderFingerprint(dir), before);  // nothing written into the run folder
+    }
+
+    void stepsDefaults()
+    {
+        const QString dir = fixture(QStringLiteral("v3-metric-1gpu"));
+        const auto steps = [&](const QStringList &extra) {
+            const Run r = run(QStringList{"report", dir} + extra);
+            return QJsonDocument::fromJson(r.out).object().value("metrics").toObject().value("steps").toInt();
+        };
+        QCOMPARE(steps({"--profile", "reference"}), 10);  // as the reference
+        QCOMPARE(steps({}), 3);                           // ProfilerStep events in the torch window
+        QCOMPARE(steps({"--steps", "25"}), 25);
+    }
+
+    void helpAndVersion()
+    {
+        const Run version = run({"--version"});
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY(version.out.startsWith("goblin-workbench "));
+        const Run help = run({"report", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains("--gpu-util-below"));
+        QVERIFY(help.out.contains("--hbm-capacity-gb"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReportCli)
+#include "tst_reportcli.moc"
