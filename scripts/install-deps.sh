@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what building, testing and running Goblin Workbench need on Debian 12 (apt only).
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+    cmake ninja-build g++ pkg-config \
+    qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqcustomplot-dev libgl-dev \
+    libsimdjson-dev zlib1g-dev libbenchmark-dev \
+    qt6-qpa-plugins fonts-dejavu-core xvfb xauth "$@" > /dev/null
