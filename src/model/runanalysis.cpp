@@ -249,12 +249,28 @@ void analyzeWorkbench(RunAnalysis &run)
     if (kr.rowsUsed == 0)
         a.perStepPerGpuDivisor = 1.0;
 
-    if (sr.gpuUtilPct) {
+    // Telemetry polled every 200 ms (or 1 s) cannot see a job shorter than its cadence: when no
+    // sample of any GPU is busy while the kernel trace shows work, the samples only describe the
+    // idle GPU around the job.
+    bool telemetrySawTheJob = false;
+    for (const TelemetrySample &s : run.smi.samples)
+        telemetrySawTheJob = telemetrySawTheJob || (!std::isnan(s.utilPct) && s.utilPct > kSmiIdleUtilPct);
+    const bool kernelEstimatePossible = kr.rowsUsed > 0 && a.stepTimeS > 0.0;
+    const QString smiFile = run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath;
+    if (sr.gpuUtilPct && !telemetrySawTheJob && kernelEstimatePossible) {
+        diags.push_back({Severity::Warning, smiFile, 0,
+                         QStringLiteral("no telemetry sample shows the GPU busy (all %1 samples at or below %2 %) "
+                                        "although the kernel trace shows work: the job is shorter than the "
+                                        "sampling period, so utilisation is estimated from kernel time instead")
+                             .arg(run.smi.samples.size())
+                             .arg(kSmiIdleUtilPct)});
+    }
+    if (sr.gpuUtilPct && (telemetrySawTheJob || !kernelEstimatePossible)) {
         a.gpuUtilPct = *sr.gpuUtilPct;
         a.gpuUtilSource = QStringLiteral("%1, mean of %2 samples inside the job window")
                               .arg(run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath)
                               .arg(sr.utilSamples);
-    } else if (kr.rowsUsed > 0 && a.stepTimeS > 0.0) {
+    } else if (kernelEstimatePossible) {
         const double perStepPerGpuNs = double(kr.totalNs) / a.perStepPerGpuDivisor;
         a.gpuUtilPct = std::min(100.0, perStepPerGpuNs / (a.stepTimeS * 1e9) * 100.0);
         a.gpuUtilSource = QStringLiteral("kernel time per step per GPU / step time (no utilisation telemetry)");

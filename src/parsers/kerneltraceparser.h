@@ -42,6 +42,10 @@ struct KernelReading {
     QStringList agents;                    ///< their labels as written ("4", "Agent 2", "GPU 0")
     bool readFailed = false;               ///< the reference's csv module would have raised: nothing is used
     QString readFailure;                   ///< why, in the reference's words where possible
+    /// With readFailed: the reference would not even warn but raise out of parse()
+    /// (UnicodeDecodeError on non-UTF-8 bytes, OverflowError on an infinite duration).
+    bool wouldCrash = false;
+    qint64 failureLine = 0;                ///< physical line of the failure, 0 when it concerns the whole file
 };
 
 struct KernelTrace {
@@ -58,8 +62,17 @@ struct KernelTrace {
 /// Reads the kernel trace(s) of a run folder. `runDir` is opened read-only.
 /// The reference reading uses only `<runDir>/trace.csv`. The workbench reading uses trace.csv
 /// when present, otherwise every rocprofv3 `*_kernel_trace.csv` in the folder and its direct
-/// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace.
+/// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace;
+/// it also falls back to those files when trace.csv exists but holds no kernel-trace layout.
 /// Stats, agent-info, API-trace and counter files are recognised and refused with a diagnostic.
+///
+/// Agents: rocprofv3 writes a machine-wide id (KFD node id, or a 7.x "Agent N"/"GPU N" label
+/// that is also numbered per machine), so two processes on one host that report the same
+/// label ran on the same GPU. Agents are therefore told apart by (folder of the file, label):
+/// files in one `<hostname>/` folder share their labels, files of different hosts never do.
+/// Labels are listed as written, prefixed with the folder when the trace spans several hosts.
+///
+/// Progress reports the bytes of all kernel-trace files read by this call so far.
 KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &progress = {});
 
 /// Reads a single kernel-trace file (both readings), for tests and the fuzzer.

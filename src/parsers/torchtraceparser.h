@@ -15,7 +15,7 @@ namespace goblin {
 struct TorchReading {
     std::optional<double> tokensPerSec;
     std::optional<double> mfuPct;
-    QJsonValue pytorchVersion;        ///< as found (the reference passes non-strings through); Undefined = absent
+    QJsonValue pytorchVersion{QJsonValue::Undefined};  ///< as found (the reference passes non-strings through); Undefined = absent
     std::optional<double> stepTimeSeconds;
     QString stepTimeSource;           ///< "metadata step_time_seconds", "mean of 3 ProfilerStep events (CPU lane)", "trace span"…
     std::optional<double> hostBusyFraction;
@@ -40,8 +40,16 @@ struct TorchTrace {
 /// they stream past; the document is never held whole in memory.
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress = {});
 
-/// Reads one file (plain or gzip by magic bytes), for tests and the fuzzer.
+/// Reads one file (plain or gzip by magic bytes), for tests and the fuzzer. The reference reading
+/// is what the reference would make of the (decompressed) JSON if it were torch_profile.json;
+/// parseTorchTrace() instead reports that the reference crashes on a gzip-compressed
+/// torch_profile.json, as Path.read_text() does.
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName,
                                const ProgressCallback &progress = {});
+
+/// As above with the size of the chunks the document is read in (default 2 MB): tests use tiny
+/// chunks so that events, strings and UTF-8 sequences straddle chunk boundaries.
+TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
+                               size_t chunkBytes);
 
 } // namespace goblin

@@ -1,0 +1,501 @@
+#include "mainwindow.h"
+
+#include "aboutinfo.h"
+#include "dashboardexport.h"
+#include "diagnosticsmodel.h"
+#include "liveanalysis.h"
+#include "loadcontroller.h"
+#include "runmodel.h"
+#include "settings.h"
+#include "thresholdeditor.h"
+#include "thresholdpanel.h"
+#include "workbenchsession.h"
+#include "workbenchview.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
+
+#ifndef GOBLIN_VERSION
+#define GOBLIN_VERSION "unknown"
+#endif
+
+namespace goblin {
+
+MainWindow::MainWindow(Settings *settings, QWidget *parent)
+    : QMainWindow(parent)
+    , m_settings(settings)
+    , m_session(new WorkbenchSession(this))
+    , m_loader(new LoadController(this))
+    , m_view(new WorkbenchView(m_session, this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setCentralWidget(m_view);
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    createActions();
+    createDocks();
+    createMenus();
+    createStatusBar();
+
+    connect(m_loader, &LoadController::started, this, &MainWindow::onLoadStarted);
+    connect(m_loader, &LoadController::progressChanged, this, &MainWindow::onLoadProgress);
+    connect(m_loader, &LoadController::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &LoadController::failed, this, &MainWindow::onLoadFailed);
+    connect(m_loader, &LoadController::cancelled, this, &MainWindow::onLoadCancelled);
+    connect(m_loader, &LoadController::idle, this, &MainWindow::onLoadIdle);
+    connect(m_session, &WorkbenchSession::currentRunChanged, this, &MainWindow::onCurrentRunChanged);
+    connect(m_session->live(), &LiveAnalysis::profileChanged, this, [this](HeuristicsProfile profile) {
+        (profile == HeuristicsProfile::Reference ? m_referenceProfileAction : m_workbenchProfileAction)
+            ->setChecked(true);
+    });
+
+    restoreSettings();
+    onCurrentRunChanged(-1);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    const auto make = [this](const QString &text, const QKeySequence &shortcut, const QString &tip) {
+        auto *a = new QAction(text, this);
+        a->setShortcut(shortcut);
+        a->setStatusTip(tip);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(QString(text).remove(QLatin1Char('&')).remove(QStringLiteral("…")),
+                                                    shortcut.toString(QKeySequence::NativeText)));
+        addAction(a);  // shortcuts work even when the menu bar is hidden
+        return a;
+    };
+
+    m_openAction = make(tr("&Open Run Folder…"), QKeySequence::Open, tr("Open a run folder"));
+    m_openAction->setIcon(QIcon::fromTheme(QStringLiteral("document-open")));
+    connect(m_openAction, &QAction::triggered, this, &MainWindow::openFolderDialog);
+    m_reloadAction = make(tr("&Reload Run"), QKeySequence(Qt::Key_F5), tr("Read the current run folder again"));
+    connect(m_reloadAction, &QAction::triggered, this, &MainWindow::reloadCurrentRun);
+    m_closeRunAction = make(tr("&Close Run"), QKeySequence::Close, tr("Close the current run"));
+    connect(m_closeRunAction, &QAction::triggered, this, &MainWindow::closeCurrentRun);
+    m_exportPngAction = make(tr("Export Report as &PNG…"), QKeySequence(tr("Ctrl+E")),
+                             tr("Save an image of the dashboard for the current thresholds"));
+    m_exportPngAction->setIcon(QIcon::fromTheme(QStringLiteral("image-x-generic")));
+    connect(m_exportPngAction, &QAction::triggered, this, &MainWindow::exportPng);
+    m_exportJsonAction = make(tr("Export Report as &JSON…"), QKeySequence(tr("Ctrl+Shift+E")),
+                              tr("Save the JSON report (as the report command writes it) for the current thresholds"));
+    m_exportJsonAction->setIcon(QIcon::fromTheme(QStringLiteral("document-save-as")));
+    connect(m_exportJsonAction, &QAction::triggered, this, &MainWindow::exportJson);
+    m_cancelLoadAction = make(tr("Cancel &Loading"), QKeySequence(Qt::Key_Escape), tr("Stop loading the run folder"));
+    m_cancelLoadAction->setEnabled(false);
+    connect(m_cancelLoadAction, &QAction::triggered, m_loader, &LoadController::cancel);
+    m_quitAction = make(tr("&Quit"), QKeySequence::Quit, tr("Quit Goblin Workbench"));
+    m_quitAction->setMenuRole(QAction::QuitRole);
+    connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+
+    QUndoStack *stack = m_session->editor()->undoStack();
+    m_undoAction = stack->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_undoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-undo")));
+    addAction(m_undoAction);
+    m_redoAction = stack->createRedoAction(this, tr("&Redo"));
+    m_redoAction->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence(tr("Ctrl+Y"))});
+    m_redoAction->setIcon(QIcon::fromTheme(QStringLiteral("edit-redo")));
+    addAction(m_redoAction);
+    m_resetAction = make(tr("Reset &Thresholds"), QKeySequence(tr("Ctrl+R")),
+                         tr("Every threshold and weight back to the defaults (undoable)"));
+    connect(m_resetAction, &QAction::triggered, m_session->editor(), &ThresholdEditor::resetToDefaults);
+    m_findAction = make(tr("&Find Kernel…"), QKeySequence::Find, tr("Filter the kernel table by name"));
+    connect(m_findAction, &QAction::triggered, m_view, &WorkbenchView::focusSearch);
+
+    m_resetZoomAction = make(tr("Reset &Zoom"), QKeySequence(tr("Ctrl+0")), tr("Show the whole telemetry time range"));
+    connect(m_resetZoomAction, &QAction::triggered, m_view, &WorkbenchView::resetZoom);
+    m_diagnosticsAction = make(tr("Show &Diagnostics"), QKeySequence(tr("Ctrl+D")),
+                               tr("List every warning the parsers and the engine reported"));
+    connect(m_diagnosticsAction, &QAction::triggered, m_view, &WorkbenchView::showDiagnostics);
+    m_profileGroup = new QActionGroup(this);
+    m_workbenchProfileAction = make(tr("&Workbench Profile"), QKeySequence(tr("Ctrl+1")),
+                                    tr("The reference's formulas on data read right"));
+    m_referenceProfileAction = make(tr("R&eference Profile"), QKeySequence(tr("Ctrl+2")),
+                                    tr("Bit for bit the reference's RunMetrics, misreadings included"));
+    for (QAction *a : {m_workbenchProfileAction, m_referenceProfileAction}) {
+        a->setCheckable(true);
+        m_profileGroup->addAction(a);
+    }
+    m_workbenchProfileAction->setChecked(true);
+    connect(m_workbenchProfileAction, &QAction::triggered, this,
+            [this] { m_session->live()->setProfile(HeuristicsProfile::Workbench); });
+    connect(m_referenceProfileAction, &QAction::triggered, this,
+            [this] { m_session->live()->setProfile(HeuristicsProfile::Reference); });
+
+    m_nextRunAction = make(tr("&Next Run"), QKeySequence(tr("Ctrl+PgDown")), tr("Show the next open run"));
+    connect(m_nextRunAction, &QAction::triggered, this, [this] { selectRelativeRun(1); });
+    m_previousRunAction = make(tr("&Previous Run"), QKeySequence(tr("Ctrl+PgUp")), tr("Show the previous open run"));
+    connect(m_previousRunAction, &QAction::triggered, this, [this] { selectRelativeRun(-1); });
+
+    m_aboutAction = make(tr("&About Goblin Workbench"), QKeySequence(Qt::Key_F1), tr("Versions and credits"));
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
+    m_aboutQtAction = make(tr("About &Qt"), QKeySequence(tr("Shift+F1")), tr("About the Qt toolkit"));
+    m_aboutQtAction->setMenuRole(QAction::AboutQtRole);
+    connect(m_aboutQtAction, &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createDocks()
+{
+    m_runList = new QListView(this);
+    m_runList->setModel(m_session->runs());
+    m_runList->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_runList->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_runList->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_runList->addAction(m_reloadAction);
+    m_runList->addAction(m_closeRunAction);
+    connect(m_runList->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid() && !current.parent().isValid())
+                    m_session->setCurrentRow(current.row());
+            });
+    m_runDock = new QDockWidget(tr("Runs"), this);
+    m_runDock->setObjectName(QStringLiteral("RunsDock"));
+    m_runDock->setWidget(m_runList);
+    addDockWidget(Qt::LeftDockWidgetArea, m_runDock);
+    m_runDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+1")));
+
+    m_panel = new ThresholdPanel(m_session, this);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_thresholdDock = new QDockWidget(tr("Thresholds"), this);
+    m_thresholdDock->setObjectName(QStringLiteral("ThresholdsDock"));
+    m_thresholdDock->setWidget(scroll);
+    addDockWidget(Qt::RightDockWidgetArea, m_thresholdDock);
+    m_thresholdDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+2")));
+    resizeDocks({m_runDock, m_thresholdDock}, {200, 300}, Qt::Horizontal);
+}
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+    file->addAction(m_reloadAction);
+    file->addAction(m_closeRunAction);
+    file->addSeparator();
+    file->addAction(m_exportPngAction);
+    file->addAction(m_exportJsonAction);
+    file->addSeparator();
+    file->addAction(m_cancelLoadAction);
+    file->addSeparator();
+    file->addAction(m_quitAction);
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undoAction);
+    edit->addAction(m_redoAction);
+    edit->addSeparator();
+    edit->addAction(m_resetAction);
+    edit->addSeparator();
+    edit->addAction(m_findAction);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_workbenchProfileAction);
+    view->addAction(m_referenceProfileAction);
+    view->addSeparator();
+    view->addAction(m_resetZoomAction);
+    view->addAction(m_diagnosticsAction);
+    view->addSeparator();
+    view->addAction(m_previousRunAction);
+    view->addAction(m_nextRunAction);
+    view->addSeparator();
+    view->addAction(m_runDock->toggleViewAction());
+    view->addAction(m_thresholdDock->toggleViewAction());
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_aboutAction);
+    help->addAction(m_aboutQtAction);
+
+    QToolBar *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("MainToolBar"));
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolbar->addAction(m_openAction);
+    toolbar->addSeparator();
+    toolbar->addAction(m_undoAction);
+    toolbar->addAction(m_redoAction);
+    toolbar->addAction(m_resetAction);
+    toolbar->addSeparator();
+    toolbar->addAction(m_exportPngAction);
+    toolbar->addAction(m_exportJsonAction);
+    toolbar->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+3")));
+    view->addAction(toolbar->toggleViewAction());
+}
+
+void MainWindow::createStatusBar()
+{
+    m_stage = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(240);
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_cancel = new QToolButton(this);
+    m_cancel->setDefaultAction(m_cancelLoadAction);
+    m_cancel->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_cancel->setText(tr("Cancel"));
+    statusBar()->addPermanentWidget(m_stage);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    m_stage->hide();
+    m_progress->hide();
+    m_cancel->hide();
+}
+
+void MainWindow::restoreSettings()
+{
+    const QByteArray geometry = m_settings->windowGeometry();
+    if (geometry.isEmpty() || !restoreGeometry(geometry))
+        resize(1440, 900);
+    const QByteArray state = m_settings->windowState();
+    if (!state.isEmpty())
+        restoreState(state, Settings::kWindowStateVersion);
+    m_session->live()->setProfile(m_settings->lastProfile());
+    if (const auto thresholds = m_settings->lastThresholds())
+        m_session->editor()->replaceWithoutUndo(*thresholds);
+}
+
+void MainWindow::saveSettings()
+{
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(saveState(Settings::kWindowStateVersion));
+    m_session->live()->flush();
+    m_settings->setLastThresholds(m_session->live()->thresholds());
+    m_settings->setLastProfile(m_session->live()->profile());
+    m_settings->sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    m_loader->cancel();
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!event->mimeData()->hasUrls())
+        return;
+    const QList<QUrl> urls = event->mimeData()->urls();
+    for (const QUrl &url : urls)
+        if (url.isLocalFile()) {
+            event->acceptProposedAction();
+            return;
+        }
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    QStringList dirs;
+    for (const QUrl &url : urls)
+        if (url.isLocalFile()) {
+            const QString dir = runDirForPath(url.toLocalFile());
+            if (!dirs.contains(dir))
+                dirs << dir;
+        }
+    for (const QString &dir : std::as_const(dirs))
+        openRunDir(dir);
+    event->acceptProposedAction();
+}
+
+void MainWindow::openRunDir(const QString &path)
+{
+    // A file given on the command line stands for its folder, as a dropped one does.
+    const QFileInfo info(path);
+    m_loader->load(info.exists() && !info.isDir() ? runDirForPath(path) : path);
+}
+
+void MainWindow::openFolderDialog()
+{
+    const auto current = m_session->currentRun();
+    const QString start = current ? QFileInfo(current->runDir).absolutePath() : QDir::homePath();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Run Folder"), start);
+    if (!dir.isEmpty())
+        openRunDir(dir);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList dirs = m_settings->recentRunDirs();
+    int number = 1;
+    for (const QString &dir : dirs) {
+        // Mnemonics 1…9, 0 give every entry a keyboard shortcut inside the menu.
+        const QString label = QStringLiteral("&%1  %2").arg(number % 10).arg(QDir::toNativeSeparators(dir));
+        QAction *a = m_recentMenu->addAction(label);
+        a->setToolTip(dir);
+        connect(a, &QAction::triggered, this, [this, dir] { openRunDir(dir); });
+        ++number;
+    }
+    if (dirs.isEmpty())
+        m_recentMenu->addAction(tr("No recent folders"))->setEnabled(false);
+    m_recentMenu->addSeparator();
+    QAction *clear = m_recentMenu->addAction(tr("&Clear Recent Folders"));
+    clear->setEnabled(!dirs.isEmpty());
+    connect(clear, &QAction::triggered, m_settings, &Settings::clearRecentRunDirs);
+}
+
+void MainWindow::exportPng()
+{
+    const auto run = m_session->currentRun();
+    if (!run)
+        return;
+    const QString suggested = QDir(QDir::homePath()).filePath(run->runName + QStringLiteral("-dashboard.png"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Report as PNG"), suggested,
+                                                      tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    m_session->live()->flush();
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    QString error;
+    const bool ok =
+        renderDashboardPng(*run, m_session->live()->profile(), m_session->live()->thresholds(), path, &error);
+    QApplication::restoreOverrideCursor();
+    if (ok)
+        statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::exportJson()
+{
+    const auto run = m_session->currentRun();
+    if (!run)
+        return;
+    const QString suggested = QDir(QDir::homePath()).filePath(run->runName + QStringLiteral("-report.json"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Report as JSON"), suggested,
+                                                      tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    m_session->live()->flush();
+    QString error;
+    if (exportReportJson(*run, m_session->live()->profile(), m_session->live()->thresholds(), path, &error))
+        statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::closeCurrentRun()
+{
+    m_session->closeRun(m_session->currentRow());
+}
+
+void MainWindow::reloadCurrentRun()
+{
+    if (const auto run = m_session->currentRun())
+        m_loader->load(run->runDirAsGiven.isEmpty() ? run->runDir : run->runDirAsGiven);
+}
+
+void MainWindow::selectRelativeRun(int delta)
+{
+    const int count = m_session->runs()->runCount();
+    if (count == 0)
+        return;
+    m_session->setCurrentRow((m_session->currentRow() + delta + count) % count);
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Goblin Workbench"), aboutText(QStringLiteral(GOBLIN_VERSION)));
+}
+
+void MainWindow::onLoadStarted(const QString &runDir)
+{
+    m_stage->setText(tr("Loading %1").arg(QDir::toNativeSeparators(runDir)));
+    m_progress->setRange(0, 0);  // indeterminate until the first value
+    m_stage->show();
+    m_progress->show();
+    m_cancel->show();
+    m_cancelLoadAction->setEnabled(true);
+}
+
+void MainWindow::onLoadProgress(double fraction, const QString &stage)
+{
+    if (fraction < 0.0) {
+        m_progress->setRange(0, 0);
+    } else {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(int(fraction * 1000.0));
+    }
+    m_stage->setText(stage);
+}
+
+void MainWindow::onLoaded(std::shared_ptr<const RunAnalysis> run)
+{
+    const QString runDir = run->runDir;
+    const QString name = run->runName;
+    const int row = m_session->openRun(std::move(run));
+    m_settings->addRecentRunDir(runDir);
+    const int problems = m_session->diagnostics()->countAtLeast(Severity::Warning);
+    statusBar()->showMessage(problems > 0 ? tr("Loaded %1 with %n warning(s) (Ctrl+D shows them)", nullptr, problems)
+                                                .arg(name)
+                                          : tr("Loaded %1").arg(name),
+                             8000);
+    Q_UNUSED(row)
+}
+
+void MainWindow::onLoadFailed(const QString &runDir, const QString &message)
+{
+    Q_UNUSED(runDir)
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Could not open run folder"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::onLoadCancelled(const QString &runDir)
+{
+    statusBar()->showMessage(tr("Loading %1 cancelled").arg(QDir::toNativeSeparators(runDir)), 5000);
+}
+
+void MainWindow::onLoadIdle()
+{
+    m_stage->hide();
+    m_progress->hide();
+    m_cancel->hide();
+    m_cancelLoadAction->setEnabled(false);
+}
+
+void MainWindow::onCurrentRunChanged(int row)
+{
+    const bool hasRun = row >= 0;
+    for (QAction *a : {m_closeRunAction, m_reloadAction, m_exportPngAction, m_exportJsonAction})
+        a->setEnabled(hasRun);
+    const bool several = m_session->runs()->runCount() > 1;
+    m_nextRunAction->setEnabled(several);
+    m_previousRunAction->setEnabled(several);
+    const QModelIndex index = m_session->runs()->runIndex(row);
+    if (m_runList->currentIndex() != index)
+        m_runList->setCurrentIndex(index);
+    updateTitle();
+}
+
+void MainWindow::updateTitle()
+{
+    const auto run = m_session->currentRun();
+    setWindowTitle(run ? tr("Goblin Workbench — %1").arg(run->runName) : tr("Goblin Workbench"));
+}
+
+} // namespace goblin

@@ -1,0 +1,278 @@
+#include "runmodel.h"
+
+#include "formatting.h"
+#include "modelroles.h"
+
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+// Run rows use internal id 0; kernel rows carry their run's stable id.
+constexpr quintptr kRunRowId = 0;
+
+const KernelReading &readingOf(const RunAnalysis &run, HeuristicsProfile profile)
+{
+    return profile == HeuristicsProfile::Reference ? run.kernels.reference : run.kernels.workbench;
+}
+
+bool isNumeric(int column)
+{
+    return column >= RunModel::CallsColumn && column < RunModel::ColumnCount;
+}
+
+} // namespace
+
+RunModel::RunModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+RunModel::~RunModel() = default;
+
+int RunModel::addRun(std::shared_ptr<const RunAnalysis> run)
+{
+    if (!run)
+        return -1;
+    const int existing = rowOfRunDir(run->runDir);
+    const int row = existing >= 0 ? existing : runCount();
+    if (existing >= 0)
+        removeRun(existing);
+    beginInsertRows({}, row, row);
+    m_runs.insert(m_runs.begin() + row, Entry{m_nextId++, std::move(run)});
+    endInsertRows();
+    return row;
+}
+
+void RunModel::removeRun(int row)
+{
+    if (row < 0 || row >= runCount())
+        return;
+    beginRemoveRows({}, row, row);
+    m_runs.erase(m_runs.begin() + row);
+    endRemoveRows();
+}
+
+std::shared_ptr<const RunAnalysis> RunModel::run(int row) const
+{
+    return row >= 0 && row < runCount() ? m_runs[std::size_t(row)].run : nullptr;
+}
+
+int RunModel::rowOfRunDir(const QString &runDir) const
+{
+    for (int row = 0; row < runCount(); ++row)
+        if (m_runs[std::size_t(row)].run->runDir == runDir)
+            return row;
+    return -1;
+}
+
+QModelIndex RunModel::runIndex(int row, int column) const
+{
+    return index(row, column, {});
+}
+
+int RunModel::runRowOf(const QModelIndex &index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return -1;
+    return index.internalId() == kRunRowId ? index.row() : rowOfId(index.internalId());
+}
+
+void RunModel::setProfile(HeuristicsProfile profile)
+{
+    if (profile == m_profile)
+        return;
+    m_profile = profile;
+    for (int row = 0; row < runCount(); ++row) {
+        const QModelIndex parent = runIndex(row);
+        emit dataChanged(runIndex(row, CallsColumn), runIndex(row, ColumnCount - 1));
+        const int kernels = rowCount(parent);
+        if (kernels > 0)
+            emit dataChanged(index(0, 0, parent), index(kernels - 1, ColumnCount - 1, parent));
+    }
+}
+
+int RunModel::rowOfId(quintptr id) const
+{
+    for (int row = 0; row < runCount(); ++row)
+        if (m_runs[std::size_t(row)].id == id)
+            return row;
+    return -1;
+}
+
+QModelIndex RunModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < runCount() ? createIndex(row, column, kRunRowId) : QModelIndex();
+    if (parent.internalId() != kRunRowId || parent.model() != this)
+        return {};  // kernels have no children
+    if (parent.row() >= runCount() || row >= rowCount(parent))
+        return {};
+    return createIndex(row, column, m_runs[std::size_t(parent.row())].id);
+}
+
+QModelIndex RunModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == kRunRowId)
+        return {};
+    const int row = rowOfId(child.internalId());
+    return row >= 0 ? createIndex(row, 0, kRunRowId) : QModelIndex();
+}
+
+int RunModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return runCount();
+    if (parent.internalId() != kRunRowId || parent.column() != 0 || parent.row() >= runCount())
+        return 0;
+    return int(m_runs[std::size_t(parent.row())].run->kernels.names.size());
+}
+
+int RunModel::columnCount(const QModelIndex &parent) const
+{
+    Q_UNUSED(parent)
+    return ColumnCount;
+}
+
+QVariant RunModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    if (index.internalId() == kRunRowId)
+        return runData(*m_runs[std::size_t(index.row())].run, index.row(), index.column(), role);
+    const int runRow = rowOfId(index.internalId());
+    if (runRow < 0)
+        return {};
+    return kernelData(*m_runs[std::size_t(runRow)].run, runRow, std::size_t(index.row()), index.column(), role);
+}
+
+QVariant RunModel::runData(const RunAnalysis &run, int row, int column, int role) const
+{
+    const KernelReading &reading = readingOf(run, m_profile);
+    if (role == RunRowRole)
+        return row;
+    if (role == Qt::ToolTipRole)
+        return run.runDir;
+    if (role == Qt::TextAlignmentRole && isNumeric(column))
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    const bool display = role == Qt::DisplayRole;
+    const bool raw = role == SortRole || role == RawValueRole;
+    if (!display && !raw)
+        return {};
+    switch (column) {
+    case NameColumn:
+        return run.runName;
+    case CallsColumn:
+        return raw ? QVariant(qlonglong(reading.rowsUsed)) : QVariant(QString::number(reading.rowsUsed));
+    case TotalTimeColumn:
+        return raw ? QVariant(qlonglong(reading.totalNs)) : QVariant(formatDurationNs(double(reading.totalNs)));
+    default:
+        return {};
+    }
+}
+
+QVariant RunModel::kernelData(const RunAnalysis &run, int runRow, std::size_t nameId, int column, int role) const
+{
+    const KernelReading &reading = readingOf(run, m_profile);
+    static const KernelNameStats kUnused;
+    const KernelNameStats &stats = nameId < reading.perName.size() ? reading.perName[nameId] : kUnused;
+    const bool used = stats.calls > 0;
+
+    switch (role) {
+    case NameIdRole:
+        return qulonglong(nameId);
+    case RunRowRole:
+        return runRow;
+    case Qt::TextAlignmentRole:
+        return isNumeric(column) ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case Qt::ToolTipRole:
+        return column == NameColumn ? QVariant(QString::fromStdString(run.kernels.names[nameId])) : QVariant();
+    case FractionRole:
+        if (column != PercentGpuColumn)
+            return {};
+        return reading.totalNs > 0 ? double(stats.totalNs) / double(reading.totalNs) : 0.0;
+    case Qt::DisplayRole:
+    case SortRole:
+    case RawValueRole:
+        break;
+    default:
+        return {};
+    }
+    const bool display = role == Qt::DisplayRole;
+
+    switch (column) {
+    case NameColumn:
+        return QString::fromStdString(run.kernels.names[nameId]);
+    case ClassColumn: {
+        const ProfileAnalysis &analysis = run.profile(m_profile);
+        const KernelClass kind =
+            nameId < analysis.classes.flags.size() ? analysis.classes.displayClass(nameId) : KernelClass::Other;
+        return display || role == SortRole ? QVariant(kernelClassName(kind)) : QVariant(int(kind));
+    }
+    case CallsColumn:
+        return display ? QVariant(QString::number(stats.calls)) : QVariant(qulonglong(stats.calls));
+    case TotalTimeColumn:
+        return display ? QVariant(formatDurationNs(double(stats.totalNs))) : QVariant(qlonglong(stats.totalNs));
+    case MeanColumn: {
+        const double meanNs = used ? double(stats.totalNs) / double(stats.calls) : 0.0;
+        return display ? QVariant(used ? formatDurationNs(meanNs) : QString()) : QVariant(meanNs);
+    }
+    case MinColumn:
+        if (display)
+            return used ? formatDurationNs(double(stats.minNs)) : QString();
+        return qlonglong(used ? stats.minNs : 0);
+    case MaxColumn:
+        if (display)
+            return used ? formatDurationNs(double(stats.maxNs)) : QString();
+        return qlonglong(used ? stats.maxNs : 0);
+    case PercentGpuColumn: {
+        const double pct = reading.totalNs > 0 ? 100.0 * double(stats.totalNs) / double(reading.totalNs) : 0.0;
+        return display ? QVariant(formatPercent(pct, 2)) : QVariant(pct);
+    }
+    }
+    return {};
+}
+
+QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return QVariant::fromValue((isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case PercentGpuColumn:
+            return tr("Share of all kernel time in the trace (current profile's reading)");
+        case ClassColumn:
+            return tr("Class from the current profile's name patterns");
+        default:
+            return {};
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Kernel");
+    case ClassColumn:
+        return tr("Class");
+    case CallsColumn:
+        return tr("Calls");
+    case TotalTimeColumn:
+        return tr("Total");
+    case MeanColumn:
+        return tr("Mean");
+    case MinColumn:
+        return tr("Min");
+    case MaxColumn:
+        return tr("Max");
+    case PercentGpuColumn:
+        return tr("% GPU time");
+    }
+    return {};
+}
+
+} // namespace goblin

@@ -1,0 +1,132 @@
+#pragma once
+/// \file Streaming JSON splitter: validates a document fed in chunks of any size and reports the
+/// boundaries of the values near the root, so that a multi-GB trace can be cut into pieces small
+/// enough for simdjson without ever holding the document whole.
+
+#include <QtGlobal>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace goblin {
+
+/// Validates JSON with the grammar of Python's `json.loads` (RFC 8259 plus the literals `NaN`,
+/// `Infinity` and `-Infinity`, which are counted so that callers can tell the two grammars apart)
+/// and reports values at depth 0, 1 and (on request) 2 through a Sink.
+///
+/// The scanner is iterative: nesting costs one byte per level on a heap stack, capped at
+/// maxDepthLimit(), so hostile input cannot exhaust the call stack. It keeps no pointer into the
+/// data it was fed; callers may move or rewrite bytes between feed() calls. UTF-8 is not checked
+/// here (validate it with simdjson::validate_utf8 on the raw bytes).
+class JsonScanner
+{
+public:
+    class Sink
+    {
+    public:
+        virtual ~Sink() = default;
+        /// A member key of the root object, escapes resolved. `line` is 1-based.
+        virtual void rootKey(std::string_view key, qint64 offset, qint64 line) = 0;
+        /// A value starts: depth 0 is the root, depth 1 a member or element of the root, depth 2 a
+        /// member or element of a depth-1 container whose valueBegin returned true. `first` is the
+        /// value's first byte ('{', '[', '"', '-', a digit or a literal's letter). For containers at
+        /// depth 0 and 1 the return value asks for their children to be reported; otherwise ignored.
+        virtual bool valueBegin(int depth, char first, qint64 offset, qint64 line) = 0;
+        /// The value reported by the matching valueBegin ended just before `endOffset`.
+        /// `sawBackslash` tells whether any string inside it contained an escape.
+        virtual void valueEnd(int depth, qint64 endOffset, bool sawBackslash) = 0;
+    };
+
+    enum class Status { Ok, Error };
+
+    explicit JsonScanner(Sink &sink);
+
+    /// Scans `size` bytes whose first byte has the absolute offset `offset` (offsets must follow
+    /// on from the previous call). Returns Error at the first syntax error; later calls do nothing.
+    Status feed(const char *data, size_t size);
+    /// Declares the end of input: a document that is incomplete or empty becomes an error.
+    Status finish();
+
+    bool failed() const { return m_failed; }
+    bool complete() const { return m_state == State::Done && !m_failed; }
+    /// Python-style message ("Expecting ',' delimiter") and where it applies.
+    const std::string &errorMessage() const { return m_errorMessage; }
+    qint64 errorOffset() const { return m_errorOffset; }
+    qint64 errorLine() const { return m_errorLine; }
+    qint64 errorColumn() const { return m_errorColumn; }  ///< 1-based, in bytes
+    /// True when the error was the depth cap, not a syntax error.
+    bool errorIsDepthLimit() const { return m_errorIsDepthLimit; }
+
+    qint64 offset() const { return m_offset; }
+    qint64 line() const { return m_line; }
+    /// Deepest nesting seen (containers open at once).
+    size_t maxDepthSeen() const { return m_maxDepthSeen; }
+    /// NaN / Infinity / -Infinity literals: valid for Python's json, invalid for RFC 8259.
+    qint64 nonStandardLiterals() const { return m_nonStandardCount; }
+    qint64 firstNonStandardLine() const { return m_firstNonStandardLine; }
+
+    static constexpr size_t maxDepthLimit() { return 1u << 20; }
+
+    /// Resolves the escapes of a JSON string body (without the quotes). Lone surrogates become
+    /// their 3-byte (WTF-8) encoding, as Python keeps them in the str.
+    static std::string unescape(std::string_view raw);
+
+private:
+    enum class State : quint8 {
+        Root,          // before the root value
+        Value,         // after ':' or ','-in-array
+        ArrayFirst,    // after '['
+        ObjectFirst,   // after '{'
+        Key,           // after ','-in-object
+        Colon,         // after a key
+        AfterValue,    // after a value inside a container
+        Done,          // after the root value: whitespace only
+        String,
+        Escape,
+        Unicode,
+        Number,
+        Literal,
+    };
+    enum class NumberState : quint8 { Minus, Zero, Int, Dot, Frac, Exp, ExpSign, ExpDigits };
+
+    const char *beginValue(char c, const char *p, const char *end, const char *data);
+    const char *fastContainer(const char *p, const char *end, const char *data);
+    void endValue(qint64 endOffset);
+    void closeContainer(qint64 endOffset);
+    void fail(const char *message, qint64 offset, qint64 line, qint64 column);
+    void setMark(const char *p, const char *data);
+    void failAt(const char *message, const char *p, const char *data);
+
+    Sink &m_sink;
+    State m_state = State::Root;
+    NumberState m_numberState = NumberState::Int;
+    bool m_stringIsKey = false;
+    bool m_stringIsRootKey = false;
+    bool m_failed = false;
+    bool m_errorIsDepthLimit = false;
+    bool m_fastPathEnabled = true;   // off until the next feed() once a value ran past the data
+    quint8 m_reportChildren = 0;     // bit d: children of the open depth-d container are reported
+    int m_hexLeft = 0;
+    const char *m_literal = nullptr;  // remaining bytes of a literal being matched
+    qint64 m_literalStart = 0, m_literalLine = 0, m_literalColumn = 0;
+    std::vector<quint8> m_stack;      // 1 = object, 0 = array
+    size_t m_maxDepthSeen = 0;
+    std::string m_key;                // raw bytes of a root key being read
+    qint64 m_escapes = 0;             // backslashes seen in strings so far
+    qint64 m_escapesAt[3] = {0, 0, 0};  // m_escapes when the reported value at depth d began
+
+    qint64 m_base = 0;        // absolute offset of the data passed to the current feed()
+    qint64 m_offset = 0;      // absolute offset of the next byte to scan
+    qint64 m_line = 1;
+    qint64 m_lineStart = 0;   // absolute offset of the current line's first byte
+    qint64 m_stringStart = 0, m_stringLine = 0, m_stringColumn = 0;
+    qint64 m_markOffset = 0, m_markLine = 0, m_markColumn = 0;  // last '\\', '.' or 'e': where Python complains
+
+    qint64 m_nonStandardCount = 0;
+    qint64 m_firstNonStandardLine = 0;
+
+    std::string m_errorMessage;
+    qint64 m_errorOffset = 0, m_errorLine = 0, m_errorColumn = 0;
+};
+
+} // namespace goblin

@@ -1,0 +1,199 @@
+#include "budgetchart.h"
+
+#include "budgetformula.h"
+#include "formatting.h"
+#include "plotstyle.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QCursor>
+#include <QEvent>
+#include <QHorizontalStackedBarSeries>
+#include <QToolTip>
+#include <QValueAxis>
+#include <algorithm>
+
+namespace goblin {
+
+BudgetChart::BudgetChart(QGraphicsItem *parent)
+    : QChart(parent)
+    , m_series(new QHorizontalStackedBarSeries)
+    , m_base(new QBarSet(QString()))
+    , m_categoryAxis(new QBarCategoryAxis)
+    , m_timeAxis(new QValueAxis)
+    , m_percentAxis(new QValueAxis)
+{
+    setAnimationOptions(QChart::NoAnimation);
+    legend()->hide();
+    setMargins(QMargins(4, 4, 8, 4));
+
+    m_base->setBrush(Qt::NoBrush);
+    m_base->setPen(Qt::NoPen);
+    m_series->append(m_base);
+    for (int row = 0; row < RowCount; ++row) {
+        auto *set = new QBarSet(row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row));
+        m_sets[std::size_t(row)] = set;
+        m_series->append(set);
+        connect(set, &QBarSet::hovered, this, [this, row](bool status, int index) {
+            if (index == categoryOf(row))
+                emit rowHovered(row, status);
+        });
+    }
+    QList<qreal> zeros(RowCount, 0.0);
+    m_base->append(zeros);
+    for (QBarSet *set : m_sets)
+        set->append(zeros);
+    m_series->setBarWidth(0.7);
+    addSeries(m_series);
+
+    QStringList categories;
+    for (int category = 0; category < RowCount; ++category) {
+        const int row = RowCount - 1 - category;
+        m_labels[std::size_t(row)] = row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row);
+        categories << m_labels[std::size_t(row)];
+    }
+    m_categoryAxis->append(categories);
+    addAxis(m_categoryAxis, Qt::AlignLeft);
+    m_series->attachAxis(m_categoryAxis);
+
+    m_timeAxis->setLabelFormat(QStringLiteral("%.3g"));
+    m_timeAxis->setTickCount(6);
+    addAxis(m_timeAxis, Qt::AlignBottom);
+    m_series->attachAxis(m_timeAxis);
+
+    // The % axis shares the time axis' extent (0 … 100 % = 0 … step time); no series uses it.
+    m_percentAxis->setLabelFormat(QStringLiteral("%.0f %%"));
+    m_percentAxis->setTickCount(6);
+    m_percentAxis->setTitleText(tr("% of step"));
+    addAxis(m_percentAxis, Qt::AlignTop);
+
+    clearBudget();
+}
+
+void BudgetChart::setBudget(const WasteBudget &budget, const BudgetInputs &inputs, const Thresholds &thresholds,
+                            HeuristicsProfile profile)
+{
+    const double stepT = inputs.stepTimeS;
+    m_unitPerSecond = stepT >= 1.0 ? 1.0 : 1e3;
+    std::array<QString, RowCount> labels;
+    double running = 0.0;
+    for (int row = 0; row < RowCount; ++row) {
+        const bool isStep = row == kStepTimeRow;
+        const double seconds = isStep ? stepT : budget.bucket(row);
+        const double base = isStep ? 0.0 : running;
+        if (!isStep)
+            running += seconds;
+        m_base->replace(categoryOf(row), base * m_unitPerSecond);
+        m_sets[std::size_t(row)]->replace(categoryOf(row), seconds * m_unitPerSecond);
+        const QString name = isStep ? tr("Step time") : WasteBudget::bucketLabel(row);
+        labels[std::size_t(row)] =
+            stepT > 0.0 ? QStringLiteral("%1  %2").arg(name, formatPercent(100.0 * seconds / stepT)) : name;
+        m_formulas[std::size_t(row)] = bucketFormula(row, inputs, thresholds, budget, profile);
+    }
+    updateCategories(labels);
+
+    const double extentS = std::max(stepT, running);
+    const double maxUnits = extentS > 0.0 ? extentS * 1.04 * m_unitPerSecond : 1.0;
+    m_timeAxis->setRange(0.0, maxUnits);
+    m_timeAxis->setTitleText(m_unitPerSecond == 1.0 ? tr("seconds per step") : tr("milliseconds per step"));
+    m_percentAxis->setRange(0.0, stepT > 0.0 ? 100.0 * maxUnits / (stepT * m_unitPerSecond) : 100.0);
+    setTitle(stepT > 0.0 ? tr("Waste budget · %1 step · %2").arg(formatSeconds(stepT), profileName(profile))
+                         : tr("Waste budget · no step time · %1").arg(profileName(profile)));
+}
+
+void BudgetChart::clearBudget()
+{
+    std::array<QString, RowCount> labels;
+    for (int row = 0; row < RowCount; ++row) {
+        m_base->replace(categoryOf(row), 0.0);
+        m_sets[std::size_t(row)]->replace(categoryOf(row), 0.0);
+        labels[std::size_t(row)] = row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row);
+        m_formulas[std::size_t(row)].clear();
+    }
+    updateCategories(labels);
+    m_timeAxis->setRange(0.0, 1.0);
+    m_percentAxis->setRange(0.0, 100.0);
+    setTitle(tr("Waste budget (open a run folder)"));
+}
+
+void BudgetChart::updateCategories(const std::array<QString, RowCount> &labels)
+{
+    for (int row = 0; row < RowCount; ++row) {
+        QString &current = m_labels[std::size_t(row)];
+        if (current != labels[std::size_t(row)]) {
+            m_categoryAxis->replace(current, labels[std::size_t(row)]);
+            current = labels[std::size_t(row)];
+        }
+    }
+}
+
+void BudgetChart::applyPalette(const QPalette &palette)
+{
+    setTheme(chartThemeFor(palette));  // resets colours and fonts, so ours follow
+    setAnimationOptions(QChart::NoAnimation);
+    setBackgroundBrush(palette.brush(QPalette::Base));
+    setPlotAreaBackgroundVisible(false);
+    setTitleBrush(palette.brush(QPalette::WindowText));
+    QFont font = titleFont();
+    font.setBold(true);
+    setTitleFont(font);
+    for (QAbstractAxis *axis : axes()) {
+        axis->setLabelsBrush(palette.brush(QPalette::WindowText));
+        axis->setTitleBrush(palette.brush(QPalette::WindowText));
+        axis->setLinePenColor(palette.color(QPalette::Mid));
+        axis->setGridLineColor(palette.color(QPalette::Midlight));
+    }
+    m_percentAxis->setGridLineVisible(false);
+    m_base->setBrush(Qt::NoBrush);
+    m_base->setPen(Qt::NoPen);
+    for (int row = 0; row < RowCount; ++row) {
+        QBarSet *set = m_sets[std::size_t(row)];
+        const QColor color = bucketColor(row, palette);
+        set->setBrush(color);
+        set->setPen(QPen(color.darker(130), 1));
+    }
+}
+
+double BudgetChart::valueSeconds(int row) const
+{
+    return m_sets[std::size_t(row)]->at(categoryOf(row)) / m_unitPerSecond;
+}
+
+double BudgetChart::baseSeconds(int row) const
+{
+    return m_base->at(categoryOf(row)) / m_unitPerSecond;
+}
+
+QString BudgetChart::categoryLabel(int row) const
+{
+    return m_labels[std::size_t(row)];
+}
+
+BudgetChartView::BudgetChartView(QWidget *parent)
+    : QChartView(parent)
+    , m_chart(new BudgetChart)
+{
+    setChart(m_chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMouseTracking(true);
+    m_chart->applyPalette(palette());
+    connect(m_chart, &BudgetChart::rowHovered, this, [this](int row, bool entered) {
+        if (entered && !m_chart->formula(row).isEmpty())
+            QToolTip::showText(QCursor::pos(),
+                               QStringLiteral("<b>%1</b><br/>%2")
+                                   .arg(m_chart->categoryLabel(row).toHtmlEscaped(),
+                                        m_chart->formula(row).toHtmlEscaped()),
+                               this);
+        else
+            QToolTip::hideText();
+    });
+}
+
+void BudgetChartView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        m_chart->applyPalette(palette());
+    QChartView::changeEvent(event);
+}
+
+} // namespace goblin

@@ -1,0 +1,225 @@
+#include "dashboardexport.h"
+
+#include "budgetchart.h"
+#include "budgetformula.h"
+#include "formatting.h"
+#include "plotstyle.h"
+#include "report.h"
+#include "telemetryplot.h"
+#include "thresholdeditor.h"
+
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QSaveFile>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+constexpr int kMargin = 24;
+constexpr int kTopKernels = 10;
+
+QFont pixelFont(int pixelSize, bool bold = false)
+{
+    QFont font;
+    font.setPixelSize(pixelSize);
+    font.setBold(bold);
+    return font;
+}
+
+/// Draws `text` in `rect` with `font`, elided to the width; returns the height used.
+int drawLine(QPainter &p, const QRect &rect, const QString &text, const QFont &font,
+             Qt::Alignment align = Qt::AlignLeft, Qt::TextElideMode elide = Qt::ElideRight)
+{
+    p.setFont(font);
+    const QFontMetrics fm(font);
+    p.drawText(rect.x(), rect.y(), rect.width(), fm.height(), int(align | Qt::AlignVCenter),
+               fm.elidedText(text, elide, rect.width()));
+    return fm.height();
+}
+
+void paintBudgetChart(QPainter &p, const QRect &target, const RunAnalysis &run, const ProfileAnalysis &analysis,
+                      const Thresholds &thresholds, HeuristicsProfile profile, const RunMetrics &metrics,
+                      const QPalette &palette)
+{
+    Q_UNUSED(run)
+    QGraphicsScene scene;
+    auto *chart = new BudgetChart;  // owned by the scene
+    scene.addItem(chart);
+    chart->applyPalette(palette);
+    chart->setTitleFont(pixelFont(16, true));
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsFont(pixelFont(12));
+        axis->setTitleFont(pixelFont(12));
+    }
+    chart->setBudget(metrics.wasteBudget, analysis.budgetInputs, thresholds, profile);
+    chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
+    if (chart->layout())
+        chart->layout()->activate();
+    scene.setSceneRect(QRectF(QPointF(0, 0), target.size()));
+    scene.render(&p, QRectF(target), scene.sceneRect());
+}
+
+void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, const ProfileAnalysis &analysis,
+                    const Thresholds &thresholds, const QPalette &palette, double dpr)
+{
+    TelemetryPlot plot;
+    plot.setPalette(palette);
+    plot.setFont(pixelFont(12));
+    plot.resize(target.size());
+    plot.setTelemetry(&run.smi);
+    plot.setRunLevels(analysis.budgetInputs.gpuUtilPct, analysis.budgetInputs.hbmPeakGb);
+    plot.setThresholds(thresholds.gpuUtilBelowPct, thresholds.hbmTargetPct, thresholds.hbmCapacityGb);
+    const QPixmap pixmap = plot.toPixmap(target.width(), target.height(), dpr);
+    p.drawPixmap(QRectF(target), pixmap, QRectF(pixmap.rect()));
+}
+
+} // namespace
+
+QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                            double dpr)
+{
+    const QPalette palette = exportPalette();
+    const ProfileAnalysis &analysis = run.profile(profile);
+    const RunMetrics metrics = computeMetrics(analysis, thresholds);
+    const BudgetInputs &in = analysis.budgetInputs;
+    const WasteBudget &budget = metrics.wasteBudget;
+
+    const QSize logical = kDashboardLogicalSize;
+    QImage image(logical * dpr, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(dpr);
+    image.fill(palette.color(QPalette::Base));
+
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.setPen(palette.color(QPalette::Text));
+
+    // Header: run name, where it came from, the profile and the verdict.
+    const int width = logical.width() - 2 * kMargin;
+    int y = kMargin;
+    y += drawLine(p, QRect(kMargin, y, width, 0), QStringLiteral("Goblin Workbench — %1").arg(run.runName),
+                  pixelFont(26, true));
+    p.setPen(palette.color(QPalette::PlaceholderText));
+    y += drawLine(p, QRect(kMargin, y + 2, width, 0),
+                  QStringLiteral("%1   ·   %2 profile   ·   step time %3   ·   %4 steps")
+                      .arg(run.runDir, profileName(profile), formatSeconds(in.stepTimeS))
+                      .arg(metrics.steps),
+                  pixelFont(14), Qt::AlignLeft, Qt::ElideMiddle) + 8;
+    p.setPen(palette.color(QPalette::Text));
+    y += drawLine(p, QRect(kMargin, y, width, 0), budgetVerdict(budget, in.stepTimeS), pixelFont(16, true)) + 12;
+
+    // Left column: budget chart over telemetry. Right column: numbers.
+    const int rightWidth = 520;
+    const int leftWidth = width - rightWidth - kMargin;
+    const int bottom = logical.height() - kMargin - 18;
+    const int chartHeight = 360;
+    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), run, analysis, thresholds, profile, metrics,
+                     palette);
+    paintTelemetry(p, QRect(kMargin, y + chartHeight + 12, leftWidth, bottom - (y + chartHeight + 12)), run,
+                   analysis, thresholds, palette, dpr);
+
+    const int x = kMargin + leftWidth + kMargin;
+    int ry = y;
+    const QFont heading = pixelFont(16, true);
+    const QFont body = pixelFont(13);
+    const QFontMetrics bodyMetrics(body);
+    const int numberWidth = 90;
+    const auto row = [&](const QString &label, const QString &value, const QString &extra = QString(),
+                         int indent = 0) {
+        drawLine(p, QRect(x + indent, ry, rightWidth - numberWidth * 2 - indent, 0), label, body);
+        drawLine(p, QRect(x + rightWidth - numberWidth * 2, ry, numberWidth, 0), value, body, Qt::AlignRight);
+        if (!extra.isEmpty())
+            drawLine(p, QRect(x + rightWidth - numberWidth, ry, numberWidth, 0), extra, body, Qt::AlignRight);
+        ry += bodyMetrics.height() + 3;
+    };
+    const auto rule = [&] {
+        p.setPen(QPen(palette.color(QPalette::Mid), 1));
+        p.drawLine(x, ry + 2, x + rightWidth, ry + 2);
+        p.setPen(palette.color(QPalette::Text));
+        ry += 8;
+    };
+
+    ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Waste budget per step"), heading) + 4;
+    rule();
+    for (int i = 0; i <= kStepTimeRow; ++i) {
+        const double seconds = i == kStepTimeRow ? in.stepTimeS : budget.bucket(i);
+        const double pct = in.stepTimeS > 0.0 ? 100.0 * seconds / in.stepTimeS : 0.0;
+        if (i == kStepTimeRow)
+            rule();
+        if (i < kStepTimeRow)
+            p.fillRect(QRect(x, ry + bodyMetrics.height() / 2 - 5, 10, 10), bucketColor(i, palette));
+        row(i == kStepTimeRow ? QStringLiteral("Step time") : WasteBudget::bucketLabel(i), formatSeconds(seconds),
+            formatPercent(pct), 16);
+    }
+    ry += 14;
+
+    ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Top kernels (% of GPU time)"), heading) + 4;
+    rule();
+    const int topCount = std::min<int>(kTopKernels, int(analysis.topKernels.size()));
+    for (int i = 0; i < topCount; ++i) {
+        const TopKernel &k = analysis.topKernels[std::size_t(i)];
+        drawLine(p, QRect(x, ry, 70, 0), formatPercent(k.pctTime), body, Qt::AlignRight);
+        drawLine(p, QRect(x + 82, ry, rightWidth - 82, 0), k.name, body, Qt::AlignLeft, Qt::ElideMiddle);
+        ry += bodyMetrics.height() + 3;
+    }
+    if (topCount == 0)
+        row(QStringLiteral("no kernels"), QString());
+    ry += 14;
+
+    ry += drawLine(p, QRect(x, ry, rightWidth, 0),
+                   QStringLiteral("Thresholds (%1 profile)").arg(profileName(profile)), heading) + 4;
+    rule();
+    for (int i = 0; i < kNumericThresholdFieldCount; ++i) {
+        const auto field = ThresholdField(i);
+        const ThresholdFieldInfo info = thresholdFieldInfo(field);
+        const QString value = formatNumber(thresholdValue(thresholds, field), info.decimals)
+            + (info.unit.isEmpty() ? QString() : QLatin1Char(' ') + info.unit);
+        row(info.label, value);
+    }
+    row(QStringLiteral("Precision"), precisionName(thresholds.precision));
+    row(QStringLiteral("Steps"), QString::number(metrics.steps));
+
+    // Footer.
+    p.setPen(palette.color(QPalette::PlaceholderText));
+    drawLine(p, QRect(kMargin, logical.height() - kMargin - 4, width, 0),
+             QStringLiteral("Generated by %1. Budget buckets are heuristics, not measurements.").arg(
+                 QStringLiteral("goblin-workbench")),
+             pixelFont(11));
+    p.end();
+    return image;
+}
+
+bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                        const QString &path, QString *error)
+{
+    const QImage image = renderDashboardImage(run, profile, thresholds, kDashboardPixelRatio);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    if (!image.save(&file, "PNG")) {
+        file.cancelWriting();
+        if (error)
+            *error = QStringLiteral("%1: could not encode the PNG image").arg(path);
+        return false;
+    }
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                      const QString &path, QString *error)
+{
+    return writeReportJson(buildReport(run, profile, thresholds), path, error);
+}
+
+} // namespace goblin

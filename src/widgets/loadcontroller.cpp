@@ -1,0 +1,129 @@
+#include "loadcontroller.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMutex>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <atomic>
+
+namespace goblin {
+
+QString runDirForPath(const QString &path)
+{
+    const QFileInfo info(path);
+    if (info.isDir())
+        return QDir::cleanPath(info.absoluteFilePath());
+    return QDir::cleanPath(info.absolutePath());
+}
+
+/// State shared with the worker; outlives the controller if the worker is still running.
+struct LoadController::Shared {
+    std::atomic<bool> cancel{false};
+    std::atomic<int> permille{-1};  ///< -1 = unknown
+    QMutex stageMutex;
+    QString stage;
+};
+
+LoadController::LoadController(QObject *parent, Loader loader)
+    : QObject(parent)
+    , m_loader(loader ? std::move(loader) : Loader(&goblin::loadRun))
+{
+    m_progressTimer.setInterval(kProgressIntervalMs);
+    connect(&m_progressTimer, &QTimer::timeout, this, &LoadController::pollProgress);
+}
+
+LoadController::~LoadController()
+{
+    // Do not leave a worker reading files after the window is gone.
+    if (m_shared)
+        m_shared->cancel = true;
+    m_future.waitForFinished();
+}
+
+void LoadController::load(const QString &runDir)
+{
+    if (runDir == m_current || m_queue.contains(runDir))
+        return;
+    m_queue.append(runDir);
+    if (!isBusy())
+        startNext();
+}
+
+void LoadController::cancel()
+{
+    m_queue.clear();
+    if (m_shared)
+        m_shared->cancel = true;
+}
+
+void LoadController::startNext()
+{
+    if (m_queue.isEmpty()) {
+        emit idle();
+        return;
+    }
+    m_current = m_queue.takeFirst();
+    m_shared = std::make_shared<Shared>();
+    m_lastFraction = -2.0;
+    m_lastStage.clear();
+    emit started(m_current);
+    emit progressChanged(-1.0, tr("Opening %1").arg(m_current));
+
+    const std::shared_ptr<Shared> shared = m_shared;
+    const Loader loader = m_loader;
+    const QString runDir = m_current;
+    // May be called from several parser threads at once: atomics and a mutex only.
+    const LoadProgressCallback progress = [shared](double fraction, const QString &stage) {
+        shared->permille = fraction < 0.0 ? -1 : int(std::min(1.0, fraction) * 1000.0);
+        {
+            QMutexLocker lock(&shared->stageMutex);
+            if (shared->stage != stage)
+                shared->stage = stage;
+        }
+        return !shared->cancel.load();
+    };
+    m_future = QtConcurrent::run([loader, runDir, progress] { return loader(runDir, progress); })
+                   .then(this, [this](LoadResult result) { finish(std::move(result)); });
+    m_progressTimer.start();
+}
+
+void LoadController::pollProgress()
+{
+    if (!m_shared)
+        return;
+    const int permille = m_shared->permille.load();
+    const double fraction = permille < 0 ? -1.0 : permille / 1000.0;
+    QString stage;
+    {
+        QMutexLocker lock(&m_shared->stageMutex);
+        stage = m_shared->stage;
+    }
+    if (stage.isEmpty())
+        return;
+    if (fraction == m_lastFraction && stage == m_lastStage)
+        return;
+    m_lastFraction = fraction;
+    m_lastStage = stage;
+    emit progressChanged(fraction, stage);
+}
+
+void LoadController::finish(LoadResult result)
+{
+    m_progressTimer.stop();
+    const QString runDir = m_current;
+    const bool cancelRequested = m_shared && m_shared->cancel.load();
+    m_current.clear();
+    m_shared.reset();
+
+    // A load that completed after Cancel was pressed is still a cancel: the app stays as it was.
+    if (cancelRequested || result.outcome == LoadOutcome::Cancelled)
+        emit cancelled(runDir);
+    else if (result.outcome == LoadOutcome::Failed || !result.run)
+        emit failed(runDir, result.error.isEmpty() ? tr("%1: could not be loaded").arg(runDir) : result.error);
+    else
+        emit loaded(std::move(result.run));
+    startNext();
+}
+
+} // namespace goblin

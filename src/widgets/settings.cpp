@@ -1,0 +1,166 @@
+#include "settings.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+#include <cmath>
+
+namespace goblin {
+
+namespace Key {
+constexpr auto RecentRunDirs = "recent/runDirs";
+constexpr auto WindowGeometry = "window/geometry";
+constexpr auto WindowState = "window/state";
+constexpr auto WindowStateVersion = "window/stateVersion";
+constexpr auto ThresholdsSaved = "thresholds/saved";
+constexpr auto GpuUtilBelowPct = "thresholds/gpuUtilBelowPct";
+constexpr auto HostBusyAbove = "thresholds/hostBusyAbove";
+constexpr auto HbmTargetPct = "thresholds/hbmTargetPct";
+constexpr auto HbmCapacityGb = "thresholds/hbmCapacityGb";
+constexpr auto PrecisionWeight = "thresholds/precisionWeight";
+constexpr auto HeadroomWeight = "thresholds/headroomWeight";
+constexpr auto Precision = "thresholds/precision";
+constexpr auto Steps = "thresholds/steps";  // 0 = profile default
+constexpr auto Profile = "thresholds/profile";
+} // namespace Key
+
+namespace {
+
+QString key(const char *name)
+{
+    return QString::fromLatin1(name);
+}
+
+QStringList existingFolders(const QStringList &runDirs)
+{
+    QStringList kept;
+    for (const QString &dir : runDirs)
+        if (!dir.isEmpty() && QFileInfo(dir).isDir() && !kept.contains(dir))
+            kept << dir;
+    return kept;
+}
+
+} // namespace
+
+Settings::Settings(QObject *parent)
+    : Settings(new QSettings, parent)
+{
+}
+
+Settings::Settings(QSettings *backend, QObject *parent)
+    : QObject(parent)
+    , m_settings(backend)
+{
+}
+
+Settings::~Settings() = default;
+
+QStringList Settings::recentRunDirs() const
+{
+    return existingFolders(m_settings->value(key(Key::RecentRunDirs)).toStringList()).mid(0, kMaxRecentRunDirs);
+}
+
+void Settings::addRecentRunDir(const QString &runDir)
+{
+    const QString clean = QDir::cleanPath(QFileInfo(runDir).absoluteFilePath());
+    QStringList dirs = m_settings->value(key(Key::RecentRunDirs)).toStringList();
+    dirs.removeAll(clean);
+    dirs.prepend(clean);
+    writeRecent(existingFolders(dirs).mid(0, kMaxRecentRunDirs));
+}
+
+void Settings::removeRecentRunDir(const QString &runDir)
+{
+    QStringList dirs = m_settings->value(key(Key::RecentRunDirs)).toStringList();
+    dirs.removeAll(runDir);
+    writeRecent(existingFolders(dirs).mid(0, kMaxRecentRunDirs));
+}
+
+void Settings::clearRecentRunDirs()
+{
+    writeRecent({});
+}
+
+void Settings::writeRecent(const QStringList &runDirs)
+{
+    m_settings->setValue(key(Key::RecentRunDirs), runDirs);
+    emit recentRunDirsChanged(runDirs);
+}
+
+QByteArray Settings::windowGeometry() const
+{
+    return m_settings->value(key(Key::WindowGeometry)).toByteArray();
+}
+
+void Settings::setWindowGeometry(const QByteArray &geometry)
+{
+    m_settings->setValue(key(Key::WindowGeometry), geometry);
+}
+
+QByteArray Settings::windowState() const
+{
+    if (m_settings->value(key(Key::WindowStateVersion), -1).toInt() != kWindowStateVersion)
+        return {};
+    return m_settings->value(key(Key::WindowState)).toByteArray();
+}
+
+void Settings::setWindowState(const QByteArray &state)
+{
+    m_settings->setValue(key(Key::WindowState), state);
+    m_settings->setValue(key(Key::WindowStateVersion), kWindowStateVersion);
+}
+
+std::optional<Thresholds> Settings::lastThresholds() const
+{
+    if (!m_settings->value(key(Key::ThresholdsSaved), false).toBool())
+        return std::nullopt;
+    const Thresholds defaults;
+    Thresholds t;
+    // A value that does not read as a number keeps the default rather than becoming 0.
+    const auto number = [this](const char *name, double fallback) {
+        bool ok = false;
+        const double value = m_settings->value(key(name)).toDouble(&ok);
+        return ok && std::isfinite(value) ? value : fallback;
+    };
+    t.gpuUtilBelowPct = number(Key::GpuUtilBelowPct, defaults.gpuUtilBelowPct);
+    t.hostBusyAbove = number(Key::HostBusyAbove, defaults.hostBusyAbove);
+    t.hbmTargetPct = number(Key::HbmTargetPct, defaults.hbmTargetPct);
+    t.hbmCapacityGb = number(Key::HbmCapacityGb, defaults.hbmCapacityGb);
+    t.precisionWeight = number(Key::PrecisionWeight, defaults.precisionWeight);
+    t.headroomWeight = number(Key::HeadroomWeight, defaults.headroomWeight);
+    t.precision = precisionFromName(m_settings->value(key(Key::Precision)).toString()).value_or(defaults.precision);
+    const int steps = m_settings->value(key(Key::Steps), 0).toInt();
+    if (steps > 0)
+        t.steps = steps;
+    return t;
+}
+
+void Settings::setLastThresholds(const Thresholds &t)
+{
+    m_settings->setValue(key(Key::ThresholdsSaved), true);
+    m_settings->setValue(key(Key::GpuUtilBelowPct), t.gpuUtilBelowPct);
+    m_settings->setValue(key(Key::HostBusyAbove), t.hostBusyAbove);
+    m_settings->setValue(key(Key::HbmTargetPct), t.hbmTargetPct);
+    m_settings->setValue(key(Key::HbmCapacityGb), t.hbmCapacityGb);
+    m_settings->setValue(key(Key::PrecisionWeight), t.precisionWeight);
+    m_settings->setValue(key(Key::HeadroomWeight), t.headroomWeight);
+    m_settings->setValue(key(Key::Precision), precisionName(t.precision));
+    m_settings->setValue(key(Key::Steps), t.steps.value_or(0));
+}
+
+HeuristicsProfile Settings::lastProfile() const
+{
+    return profileFromName(m_settings->value(key(Key::Profile)).toString()).value_or(HeuristicsProfile::Workbench);
+}
+
+void Settings::setLastProfile(HeuristicsProfile profile)
+{
+    m_settings->setValue(key(Key::Profile), profileName(profile));
+}
+
+void Settings::sync()
+{
+    m_settings->sync();
+}
+
+} // namespace goblin

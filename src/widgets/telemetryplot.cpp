@@ -1,0 +1,430 @@
+#include "telemetryplot.h"
+
+#include "amdsmiparser.h"
+#include "formatting.h"
+#include "plotstyle.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace goblin {
+
+namespace {
+constexpr double kGrabTolerancePx = 6.0;
+constexpr double kUtilAxisMax = 105.0;
+} // namespace
+
+TelemetryPlot::TelemetryPlot(QWidget *parent)
+    : QCustomPlot(parent)
+    , m_utilRect(axisRect(0))
+    , m_hbmRect(new QCPAxisRect(this))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setNoAntialiasingOnDrag(true);
+    setMinimumSize(320, 240);
+
+    plotLayout()->addElement(1, 0, m_hbmRect);
+    auto *margins = new QCPMarginGroup(this);
+    m_utilRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_hbmRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
+        rect->setRangeDrag(Qt::Horizontal);
+        rect->setRangeZoom(Qt::Horizontal);
+        rect->axis(QCPAxis::atBottom)->setRange(0.0, 1.0);
+    }
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_utilRect->axis(QCPAxis::atLeft)->setLabel(tr("GPU utilisation (%)"));
+    m_utilRect->axis(QCPAxis::atLeft)->setRange(0.0, kUtilAxisMax);
+    m_hbmRect->axis(QCPAxis::atLeft)->setLabel(tr("HBM used (GB)"));
+    m_hbmRect->axis(QCPAxis::atBottom)->setLabel(tr("time (s)"));
+    // One time axis in effect: panning or zooming either panel moves both.
+    QCPAxis *utilTime = m_utilRect->axis(QCPAxis::atBottom);
+    QCPAxis *hbmTime = m_hbmRect->axis(QCPAxis::atBottom);
+    connect(utilTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), hbmTime,
+            qOverload<const QCPRange &>(&QCPAxis::setRange));
+    connect(hbmTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), utilTime,
+            qOverload<const QCPRange &>(&QCPAxis::setRange));
+
+    legend->setVisible(true);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    m_utilRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+
+    addLayer(QStringLiteral("levels"), layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    addLayer(QStringLiteral("thresholds"), layer(QStringLiteral("levels")), QCustomPlot::limAbove);
+    m_thresholdLayer = layer(QStringLiteral("thresholds"));
+    m_thresholdLayer->setMode(QCPLayer::lmBuffered);
+
+    setCurrentLayer(QStringLiteral("levels"));
+    m_meanUtilLine = createLevelLine(m_utilRect, m_meanUtilLabel);
+    m_hbmPeakLine = createLevelLine(m_hbmRect, m_hbmPeakLabel);
+    m_capacityLine = createLevelLine(m_hbmRect, m_capacityLabel);
+    m_emptyText = new QCPItemText(this);
+    m_emptyText->setClipToAxisRect(false);
+    m_emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_emptyText->position->setAxisRect(m_utilRect);
+    m_emptyText->position->setCoords(0.5, 0.5);
+    m_emptyText->setText(tr("No telemetry"));
+
+    setCurrentLayer(QStringLiteral("thresholds"));
+    createThresholdItems(m_utilRect, m_utilLine, m_utilShade, m_utilLabel);
+    createThresholdItems(m_hbmRect, m_hbmLine, m_hbmShade, m_hbmLabel);
+    setCurrentLayer(QStringLiteral("main"));
+
+    applyPalette(palette());
+    setRunLevels(NAN, std::nullopt);
+    updateHbmRange();
+    placeThresholdItems();
+}
+
+QCPItemStraightLine *TelemetryPlot::createLevelLine(QCPAxisRect *rect, QCPItemText *&label)
+{
+    auto *line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition *p : {line->point1, line->point2}) {
+        p->setAxisRect(rect);
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        p->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        p->setTypeY(QCPItemPosition::ptPlotCoords);
+    }
+    line->point1->setCoords(0.0, 0.0);
+    line->point2->setCoords(1.0, 0.0);
+    line->setSelectable(false);
+    label = new QCPItemText(this);
+    label->setClipAxisRect(rect);
+    label->position->setAxisRect(rect);
+    label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setPadding(QMargins(4, 0, 4, 1));
+    label->setSelectable(false);
+    return line;
+}
+
+void TelemetryPlot::createThresholdItems(QCPAxisRect *rect, QCPItemStraightLine *&line, QCPItemRect *&shade,
+                                         QCPItemText *&label)
+{
+    shade = new QCPItemRect(this);
+    shade->setClipAxisRect(rect);
+    shade->topLeft->setAxisRect(rect);
+    shade->topLeft->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    shade->topLeft->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    shade->topLeft->setTypeY(QCPItemPosition::ptPlotCoords);
+    shade->bottomRight->setAxisRect(rect);
+    shade->bottomRight->setType(QCPItemPosition::ptAxisRectRatio);
+    shade->bottomRight->setCoords(1.0, 1.0);
+    shade->setSelectable(false);
+    line = createLevelLine(rect, label);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+}
+
+void TelemetryPlot::setHorizontal(QCPItemStraightLine *line, double y)
+{
+    line->point1->setCoords(0.0, y);
+    line->point2->setCoords(1.0, y);
+}
+
+void TelemetryPlot::anchorLabel(QCPItemText *label, QCPAxisRect *rect, double xRatio, double y,
+                                Qt::Alignment horizontal)
+{
+    // Above the line, unless that would leave the panel: then below it.
+    const QCPRange range = rect->axis(QCPAxis::atLeft)->range();
+    const bool nearTop = y > range.lower + 0.85 * range.size();
+    label->position->setCoords(xRatio, y);
+    label->setPositionAlignment(horizontal | (nearTop ? Qt::AlignTop : Qt::AlignBottom));
+}
+
+void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
+{
+    for (QCPGraph *graph : std::as_const(m_utilGraphs))
+        removeGraph(graph);
+    for (QCPGraph *graph : std::as_const(m_hbmGraphs))
+        removeGraph(graph);
+    m_utilGraphs.clear();
+    m_hbmGraphs.clear();
+    m_maxHbmUsedGb = 0.0;
+    m_timeMin = 0.0;
+    m_timeMax = 1.0;
+
+    if (telemetry && !telemetry->samples.empty()) {
+        // Split by GPU, keeping file order (time order within a GPU).
+        std::map<int, std::pair<QVector<double>, QVector<double>>> util, hbm;
+        double tMin = INFINITY, tMax = -INFINITY;
+        for (const TelemetrySample &s : telemetry->samples) {
+            util[s.gpu].first.push_back(s.timeS);
+            util[s.gpu].second.push_back(s.utilPct);
+            hbm[s.gpu].first.push_back(s.timeS);
+            hbm[s.gpu].second.push_back(s.hbmUsedGb);
+            tMin = std::min(tMin, s.timeS);
+            tMax = std::max(tMax, s.timeS);
+            if (std::isfinite(s.hbmUsedGb))
+                m_maxHbmUsedGb = std::max(m_maxHbmUsedGb, s.hbmUsedGb);
+        }
+        int colorIndex = 0;
+        for (auto &[gpu, series] : util) {
+            const QColor color = seriesColor(colorIndex++);
+            QCPGraph *u = addGraph(m_utilRect->axis(QCPAxis::atBottom), m_utilRect->axis(QCPAxis::atLeft));
+            u->setName(tr("GPU %1").arg(gpu));
+            u->setPen(QPen(color, 1.5));
+            u->setData(series.first, series.second);
+            m_utilGraphs.push_back(u);
+            QCPGraph *h = addGraph(m_hbmRect->axis(QCPAxis::atBottom), m_hbmRect->axis(QCPAxis::atLeft));
+            h->setName(tr("GPU %1").arg(gpu));
+            h->setPen(QPen(color, 1.5));
+            h->setData(hbm[gpu].first, hbm[gpu].second);
+            h->removeFromLegend();
+            m_hbmGraphs.push_back(h);
+        }
+        m_timeMin = tMin;
+        m_timeMax = tMax > tMin ? tMax : tMin + 1.0;
+    }
+    m_emptyText->setVisible(m_utilGraphs.isEmpty());
+    legend->setVisible(!m_utilGraphs.isEmpty());
+    updateHbmRange();
+    placeThresholdItems();
+    resetZoom();
+}
+
+void TelemetryPlot::setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb)
+{
+    const bool hasUtil = std::isfinite(meanUtilPct);
+    m_meanUtilLine->setVisible(hasUtil);
+    m_meanUtilLabel->setVisible(hasUtil);
+    if (hasUtil) {
+        setHorizontal(m_meanUtilLine, meanUtilPct);
+        anchorLabel(m_meanUtilLabel, m_utilRect, 0.0, meanUtilPct, Qt::AlignLeft);
+        m_meanUtilLabel->setText(tr("budget util %1").arg(formatPercent(meanUtilPct)));
+    }
+    const bool hasPeak = hbmPeakGb && std::isfinite(*hbmPeakGb);
+    m_hbmPeakLine->setVisible(hasPeak);
+    m_hbmPeakLabel->setVisible(hasPeak);
+    if (hasPeak) {
+        setHorizontal(m_hbmPeakLine, *hbmPeakGb);
+        anchorLabel(m_hbmPeakLabel, m_hbmRect, 0.0, *hbmPeakGb, Qt::AlignLeft);
+        m_hbmPeakLabel->setText(tr("peak %1").arg(formatGb(*hbmPeakGb)));
+    }
+    replot(rpQueuedReplot);
+}
+
+void TelemetryPlot::setThresholds(double gpuUtilBelowPct, double hbmTargetPct, double hbmCapacityGb)
+{
+    const bool capacityChanged = hbmCapacityGb != m_capacityGb;
+    if (gpuUtilBelowPct == m_utilPct && hbmTargetPct == m_hbmTargetPct && !capacityChanged)
+        return;
+    m_utilPct = gpuUtilBelowPct;
+    m_hbmTargetPct = hbmTargetPct;
+    m_capacityGb = hbmCapacityGb;
+    if (capacityChanged)
+        updateHbmRange();
+    placeThresholdItems();
+    if (capacityChanged) {
+        replot(rpQueuedReplot);
+    } else {
+        scheduleOverlayReplot();
+    }
+}
+
+void TelemetryPlot::placeThresholdItems()
+{
+    setHorizontal(m_utilLine, m_utilPct);
+    m_utilShade->topLeft->setCoords(0.0, m_utilPct);
+    anchorLabel(m_utilLabel, m_utilRect, 1.0, m_utilPct, Qt::AlignRight);
+    m_utilLabel->setText(tr("GPU util threshold %1 (drag)").arg(formatPercent(m_utilPct)));
+
+    const double targetGb = hbmTargetLineGb();
+    setHorizontal(m_hbmLine, targetGb);
+    m_hbmShade->topLeft->setCoords(0.0, targetGb);
+    anchorLabel(m_hbmLabel, m_hbmRect, 1.0, targetGb, Qt::AlignRight);
+    m_hbmLabel->setText(tr("HBM target %1 = %2 (drag)").arg(formatPercent(m_hbmTargetPct), formatGb(targetGb)));
+
+    setHorizontal(m_capacityLine, m_capacityGb);
+    anchorLabel(m_capacityLabel, m_hbmRect, 0.5, m_capacityGb, Qt::AlignHCenter);
+    m_capacityLabel->setText(tr("capacity %1").arg(formatGb(m_capacityGb)));
+}
+
+void TelemetryPlot::updateHbmRange()
+{
+    const double top = std::max({m_capacityGb, m_maxHbmUsedGb, 1.0}) * 1.08;
+    m_hbmRect->axis(QCPAxis::atLeft)->setRange(0.0, top);
+}
+
+void TelemetryPlot::scheduleOverlayReplot()
+{
+    if (m_overlayPending)
+        return;
+    m_overlayPending = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_overlayPending = false;
+            ++m_overlayReplots;
+            m_thresholdLayer->replot();
+        },
+        Qt::QueuedConnection);
+}
+
+void TelemetryPlot::resetZoom()
+{
+    const double pad = (m_timeMax - m_timeMin) * 0.01;
+    m_utilRect->axis(QCPAxis::atBottom)->setRange(m_timeMin - pad, m_timeMax + pad);
+    m_utilRect->axis(QCPAxis::atLeft)->setRange(0.0, kUtilAxisMax);
+    updateHbmRange();
+    replot(rpQueuedReplot);
+}
+
+void TelemetryPlot::applyPalette(const QPalette &pal)
+{
+    goblin::applyPalette(this, pal);
+    styleItems();
+    replot(rpQueuedReplot);
+}
+
+void TelemetryPlot::styleItems()
+{
+    const QPalette &pal = palette();
+    const QColor threshold = thresholdColor(pal);
+    QColor shade = threshold;
+    shade.setAlpha(isDarkPalette(pal) ? 55 : 38);
+    for (QCPItemStraightLine *line : {m_utilLine, m_hbmLine})
+        line->setPen(QPen(threshold, 2.0));
+    for (QCPItemRect *rect : {m_utilShade, m_hbmShade}) {
+        rect->setPen(Qt::NoPen);
+        rect->setBrush(shade);
+    }
+    for (QCPItemText *label : {m_utilLabel, m_hbmLabel})
+        label->setColor(threshold);
+    const QColor level = pal.color(QPalette::WindowText);
+    for (QCPItemStraightLine *line : {m_meanUtilLine, m_hbmPeakLine})
+        line->setPen(QPen(level, 1.0, Qt::DashLine));
+    m_capacityLine->setPen(QPen(pal.color(QPalette::Mid), 1.0, Qt::DotLine));
+    for (QCPItemText *label : {m_meanUtilLabel, m_hbmPeakLabel, m_capacityLabel, m_emptyText})
+        label->setColor(level);
+}
+
+TelemetryPlot::Line TelemetryPlot::lineAt(const QPointF &pos) const
+{
+    const auto near = [&](QCPAxisRect *rect, double value) {
+        if (!rect->rect().contains(pos.toPoint()))
+            return false;
+        const double y = rect->axis(QCPAxis::atLeft)->coordToPixel(value);
+        return std::abs(pos.y() - y) <= kGrabTolerancePx;
+    };
+    if (near(m_utilRect, m_utilPct))
+        return Line::GpuUtil;
+    if (near(m_hbmRect, hbmTargetLineGb()))
+        return Line::HbmTarget;
+    return Line::None;
+}
+
+QPointF TelemetryPlot::linePosition(Line line) const
+{
+    QCPAxisRect *rect = line == Line::HbmTarget ? m_hbmRect : m_utilRect;
+    const double value = line == Line::HbmTarget ? hbmTargetLineGb() : m_utilPct;
+    return QPointF(rect->rect().center().x(), rect->axis(QCPAxis::atLeft)->coordToPixel(value));
+}
+
+double TelemetryPlot::valueAt(Line line, const QPointF &pos) const
+{
+    switch (line) {
+    case Line::GpuUtil:
+        return std::clamp(m_utilRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y()), 0.0, 100.0);
+    case Line::HbmTarget: {
+        const double gb = m_hbmRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
+        return m_capacityGb > 0.0 ? std::clamp(100.0 * gb / m_capacityGb, 0.0, 100.0) : m_hbmTargetPct;
+    }
+    case Line::None:
+        break;
+    }
+    return 0.0;
+}
+
+bool TelemetryPlot::beginLineDrag(const QPointF &pos)
+{
+    m_drag = lineAt(pos);
+    if (m_drag == Line::None)
+        return false;
+    setCursor(Qt::SizeVerCursor);
+    return true;
+}
+
+void TelemetryPlot::dragLineTo(const QPointF &pos)
+{
+    if (m_drag == Line::None)
+        return;
+    const double value = valueAt(m_drag, pos);
+    // Move our own line at once; the round trip through the editor confirms the same value.
+    if (m_drag == Line::GpuUtil)
+        setThresholds(value, m_hbmTargetPct, m_capacityGb);
+    else
+        setThresholds(m_utilPct, value, m_capacityGb);
+    emit thresholdDragged(m_drag == Line::GpuUtil ? ThresholdField::GpuUtilBelow : ThresholdField::HbmTarget, value);
+}
+
+void TelemetryPlot::endLineDrag()
+{
+    if (m_drag == Line::None)
+        return;
+    const ThresholdField field = m_drag == Line::GpuUtil ? ThresholdField::GpuUtilBelow : ThresholdField::HbmTarget;
+    m_drag = Line::None;
+    unsetCursor();
+    emit dragFinished(field);
+}
+
+void TelemetryPlot::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && beginLineDrag(event->position())) {
+        event->accept();
+        return;
+    }
+    QCustomPlot::mousePressEvent(event);
+}
+
+void TelemetryPlot::mouseMoveEvent(QMouseEvent *event)
+{
+    if (m_drag != Line::None) {
+        dragLineTo(event->position());
+        event->accept();
+        return;
+    }
+    if (event->buttons() == Qt::NoButton) {
+        if (lineAt(event->position()) != Line::None)
+            setCursor(Qt::SizeVerCursor);
+        else
+            unsetCursor();
+    }
+    QCustomPlot::mouseMoveEvent(event);
+}
+
+void TelemetryPlot::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (m_drag != Line::None && event->button() == Qt::LeftButton) {
+        dragLineTo(event->position());
+        endLineDrag();
+        event->accept();
+        return;
+    }
+    QCustomPlot::mouseReleaseEvent(event);
+}
+
+void TelemetryPlot::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_R || event->key() == Qt::Key_Home || event->key() == Qt::Key_0) {
+        resetZoom();
+        event->accept();
+        return;
+    }
+    QCustomPlot::keyPressEvent(event);
+}
+
+void TelemetryPlot::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette(palette());
+    QCustomPlot::changeEvent(event);
+}
+
+} // namespace goblin

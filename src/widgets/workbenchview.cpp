@@ -1,0 +1,273 @@
+#include "workbenchview.h"
+
+#include "budgetchart.h"
+#include "budgetformula.h"
+#include "diagnosticsmodel.h"
+#include "kernelfilterproxy.h"
+#include "liveanalysis.h"
+#include "percentbardelegate.h"
+#include "runmodel.h"
+#include "telemetrymodel.h"
+#include "telemetryplot.h"
+#include "thresholdeditor.h"
+#include "thresholdgauge.h"
+#include "wastebudgetmodel.h"
+#include "workbenchsession.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+QTableView *makeTable(QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+    view->horizontalHeader()->setHighlightSections(false);
+    view->horizontalHeader()->setStretchLastSection(true);
+    return view;
+}
+
+} // namespace
+
+WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_budgetChart(new BudgetChartView(this))
+    , m_verdict(new QLabel(this))
+    , m_budgetTable(makeTable(this))
+    , m_telemetryPlot(new TelemetryPlot(this))
+    , m_hostGauge(new ThresholdGauge(this))
+    , m_gaugeHint(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
+    , m_search(new QLineEdit(this))
+    , m_showUnused(new QCheckBox(tr("Show &unused names"), this))
+    , m_searchTimer(new QTimer(this))
+    , m_kernelTable(makeTable(this))
+    , m_telemetryTable(makeTable(this))
+    , m_diagnosticsTable(makeTable(this))
+{
+    const int em = fontMetrics().height();
+
+    // Budget: chart on the left, verdict and numbers on the right.
+    m_budgetChart->setMinimumSize(30 * em, 17 * em);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextFormat(Qt::PlainText);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont verdictFont = m_verdict->font();
+    verdictFont.setBold(true);
+    m_verdict->setFont(verdictFont);
+    m_budgetTable->setModel(session->budget());
+    m_budgetTable->setItemDelegateForColumn(WasteBudgetModel::PercentColumn, new PercentBarDelegate(m_budgetTable));
+    m_budgetTable->setColumnHidden(WasteBudgetModel::FormulaColumn, true);
+    m_budgetTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::BucketColumn, 10 * em);
+    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::SecondsColumn, 6 * em);
+    m_budgetTable->setToolTip(tr("Hover a row for its formula with the live numbers"));
+    auto *budgetSide = new QWidget(this);
+    auto *budgetSideLayout = new QVBoxLayout(budgetSide);
+    budgetSideLayout->setContentsMargins(0, 0, 0, 0);
+    budgetSideLayout->addWidget(m_verdict);
+    budgetSideLayout->addWidget(m_budgetTable, 1);
+    auto *budgetRow = new QSplitter(Qt::Horizontal, this);
+    budgetRow->addWidget(m_budgetChart);
+    budgetRow->addWidget(budgetSide);
+    budgetRow->setStretchFactor(0, 1);
+    budgetRow->setStretchFactor(1, 0);
+    budgetRow->setSizes({60 * em, 26 * em});
+
+    // Telemetry with the draggable lines, host busy gauge below.
+    m_hostGauge->setTitle(tr("Host busy"));
+    m_hostGauge->setMaximum(1.0);
+    m_hostGauge->setDecimals(2);
+    m_hostGauge->setWastefulAbove(true);
+    m_hostGauge->setToolTip(thresholdFieldInfo(ThresholdField::HostBusyAbove).toolTip
+                            + tr(" (drag the line or use the arrow keys)"));
+    m_gaugeHint->setWordWrap(true);
+    m_gaugeHint->setForegroundRole(QPalette::PlaceholderText);
+    m_gaugeHint->setText(tr("Drag the red lines to change the GPU-util threshold and the HBM target; the shaded "
+                            "side counts as waste. Wheel zooms time, drag pans, R resets."));
+    auto *telemetryBox = new QWidget(this);
+    auto *telemetryLayout = new QVBoxLayout(telemetryBox);
+    telemetryLayout->setContentsMargins(0, 0, 0, 0);
+    telemetryLayout->addWidget(m_telemetryPlot, 1);
+    auto *gaugeRow = new QHBoxLayout;
+    gaugeRow->addWidget(m_hostGauge, 2);
+    gaugeRow->addWidget(m_gaugeHint, 3);
+    telemetryLayout->addLayout(gaugeRow);
+
+    // Tables.
+    m_search->setPlaceholderText(tr("Filter kernels by name (Ctrl+F)"));
+    m_search->setClearButtonEnabled(true);
+    m_searchTimer->setSingleShot(true);
+    m_searchTimer->setInterval(kSearchDebounceMs);
+    connect(m_search, &QLineEdit::textChanged, m_searchTimer, qOverload<>(&QTimer::start));
+    connect(m_searchTimer, &QTimer::timeout, this,
+            [this] { m_session->kernelProxy()->setNameFilter(m_search->text()); });
+    connect(m_showUnused, &QCheckBox::toggled, session->kernelProxy(), &KernelFilterProxy::setShowUnused);
+    m_showUnused->setToolTip(tr("Also list names only the other profile's reading used"));
+
+    m_kernelTable->setModel(session->kernelProxy());
+    m_kernelTable->setSortingEnabled(true);
+    m_kernelTable->setTextElideMode(Qt::ElideMiddle);
+    m_kernelTable->setItemDelegateForColumn(RunModel::PercentGpuColumn, new PercentBarDelegate(m_kernelTable));
+    QHeaderView *kernelHeader = m_kernelTable->horizontalHeader();
+    kernelHeader->setStretchLastSection(false);
+    kernelHeader->setSectionResizeMode(RunModel::NameColumn, QHeaderView::Stretch);
+    kernelHeader->resizeSection(RunModel::ClassColumn, 7 * em);
+    for (int column = RunModel::CallsColumn; column < RunModel::PercentGpuColumn; ++column)
+        kernelHeader->resizeSection(column, 6 * em);
+    kernelHeader->resizeSection(RunModel::PercentGpuColumn, 8 * em);
+    m_kernelTable->sortByColumn(RunModel::TotalTimeColumn, Qt::DescendingOrder);
+    auto *kernelPage = new QWidget(this);
+    auto *kernelLayout = new QVBoxLayout(kernelPage);
+    kernelLayout->setContentsMargins(0, 4, 0, 0);
+    auto *searchRow = new QHBoxLayout;
+    searchRow->addWidget(m_search, 1);
+    searchRow->addWidget(m_showUnused);
+    kernelLayout->addLayout(searchRow);
+    kernelLayout->addWidget(m_kernelTable, 1);
+
+    m_telemetryTable->setModel(session->telemetryProxy());
+    m_telemetryTable->setSortingEnabled(true);
+    m_telemetryTable->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
+
+    m_diagnosticsTable->setModel(session->diagnostics());
+    m_diagnosticsTable->setWordWrap(true);
+    QHeaderView *diagHeader = m_diagnosticsTable->horizontalHeader();
+    diagHeader->resizeSection(DiagnosticsModel::SeverityColumn, 6 * em);
+    diagHeader->resizeSection(DiagnosticsModel::SourceColumn, 9 * em);
+    diagHeader->resizeSection(DiagnosticsModel::FileColumn, 11 * em);
+    diagHeader->resizeSection(DiagnosticsModel::LineColumn, 4 * em);
+
+    m_tabs->addTab(kernelPage, tr("Kernels"));
+    m_tabs->addTab(m_telemetryTable, tr("Telemetry"));
+    m_tabs->addTab(m_diagnosticsTable, tr("Diagnostics"));
+
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(budgetRow);
+    splitter->addWidget(telemetryBox);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 4);
+    splitter->setStretchFactor(2, 3);
+    splitter->setSizes({20 * em, 22 * em, 16 * em});
+    splitter->setChildrenCollapsible(false);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+
+    // Drags on the charts are threshold edits like the panel's.
+    ThresholdEditor *editor = session->editor();
+    connect(m_telemetryPlot, &TelemetryPlot::thresholdDragged, editor, &ThresholdEditor::changeValue);
+    connect(m_telemetryPlot, &TelemetryPlot::dragFinished, editor, &ThresholdEditor::endGesture);
+    connect(m_hostGauge, &ThresholdGauge::thresholdDragged, this,
+            [editor](double value) { editor->changeValue(ThresholdField::HostBusyAbove, value); });
+    connect(m_hostGauge, &ThresholdGauge::dragFinished, editor, &ThresholdEditor::endGesture);
+
+    LiveAnalysis *live = session->live();
+    connect(session, &WorkbenchSession::currentRunChanged, this, &WorkbenchView::onRunChanged);
+    connect(live, &LiveAnalysis::profileChanged, this, &WorkbenchView::onProfileChanged);
+    connect(live, &LiveAnalysis::thresholdsChanged, this, &WorkbenchView::onThresholdsChanged);
+    connect(live, &LiveAnalysis::metricsChanged, this, &WorkbenchView::onMetricsChanged);
+    connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
+    connect(session->telemetry(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
+    connect(session->kernelProxy(), &QAbstractItemModel::rowsInserted, this, &WorkbenchView::updateTabTitles);
+    connect(session->kernelProxy(), &QAbstractItemModel::rowsRemoved, this, &WorkbenchView::updateTabTitles);
+    connect(session->kernelProxy(), &QAbstractItemModel::layoutChanged, this, &WorkbenchView::updateTabTitles);
+    connect(session->kernelProxy(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
+
+    onRunChanged();
+    onThresholdsChanged();
+    onMetricsChanged();
+}
+
+void WorkbenchView::focusSearch()
+{
+    m_tabs->setCurrentIndex(0);
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
+}
+
+void WorkbenchView::resetZoom()
+{
+    m_telemetryPlot->resetZoom();
+}
+
+void WorkbenchView::showDiagnostics()
+{
+    m_tabs->setCurrentWidget(m_diagnosticsTable);
+}
+
+void WorkbenchView::onRunChanged()
+{
+    const auto run = m_session->currentRun();
+    m_kernelTable->setRootIndex(m_session->currentKernelRoot());
+    m_kernelTable->setEnabled(bool(run));
+    m_telemetryPlot->setTelemetry(run ? &run->smi : nullptr);
+    onProfileChanged();
+    updateTabTitles();
+}
+
+void WorkbenchView::onProfileChanged()
+{
+    const ProfileAnalysis *analysis = m_session->live()->analysis();
+    if (analysis) {
+        const BudgetInputs &in = analysis->budgetInputs;
+        m_telemetryPlot->setRunLevels(in.gpuUtilPct, in.hbmPeakGb);
+        m_hostGauge->setValue(in.hostBusyFraction);
+    } else {
+        m_telemetryPlot->setRunLevels(NAN, std::nullopt);
+        m_hostGauge->setValue(NAN);
+    }
+    updateTabTitles();
+}
+
+void WorkbenchView::onThresholdsChanged()
+{
+    const Thresholds &t = m_session->live()->thresholds();
+    m_telemetryPlot->setThresholds(t.gpuUtilBelowPct, t.hbmTargetPct, t.hbmCapacityGb);
+    m_hostGauge->setThreshold(t.hostBusyAbove);
+}
+
+void WorkbenchView::onMetricsChanged()
+{
+    LiveAnalysis *live = m_session->live();
+    const ProfileAnalysis *analysis = live->analysis();
+    BudgetChart *chart = m_budgetChart->budgetChart();
+    if (!analysis) {
+        chart->clearBudget();
+        m_verdict->setText(tr("Open a run folder (File ▸ Open, or drop it here)."));
+        return;
+    }
+    const WasteBudget &budget = live->metrics().wasteBudget;
+    chart->setBudget(budget, analysis->budgetInputs, live->thresholds(), live->profile());
+    m_verdict->setText(budgetVerdict(budget, analysis->budgetInputs.stepTimeS));
+}
+
+void WorkbenchView::updateTabTitles()
+{
+    const QModelIndex root = m_session->currentKernelRoot();
+    const int kernels = root.isValid() ? m_session->kernelProxy()->rowCount(root) : 0;
+    m_tabs->setTabText(0, tr("Kernels (%1)").arg(kernels));
+    m_tabs->setTabText(1, tr("Telemetry (%1)").arg(m_session->telemetry()->rowCount()));
+    const int problems = m_session->diagnostics()->rowCount();
+    m_tabs->setTabText(2, tr("Diagnostics (%1)").arg(problems));
+}
+
+} // namespace goblin

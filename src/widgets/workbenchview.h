@@ -1,0 +1,72 @@
+#pragma once
+/// \file The dashboard of the current run: budget, verdict, telemetry with threshold lines,
+/// host-busy gauge, and the kernel, telemetry and diagnostics tables.
+
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+class QTimer;
+
+namespace goblin {
+
+class BudgetChartView;
+class TelemetryPlot;
+class ThresholdGauge;
+class WorkbenchSession;
+
+/// Views only: every number comes from the session's models and LiveAnalysis. A threshold
+/// change updates the budget chart (values replaced), the verdict, the budget table
+/// (dataChanged) and moves the threshold lines; nothing is reset or rebuilt.
+class WorkbenchView : public QWidget
+{
+    Q_OBJECT
+public:
+    static constexpr int kSearchDebounceMs = 300;
+
+    explicit WorkbenchView(WorkbenchSession *session, QWidget *parent = nullptr);
+
+    BudgetChartView *budgetChartView() const { return m_budgetChart; }
+    TelemetryPlot *telemetryPlot() const { return m_telemetryPlot; }
+    ThresholdGauge *hostBusyGauge() const { return m_hostGauge; }
+    QLabel *verdictLabel() const { return m_verdict; }
+    QTableView *budgetTable() const { return m_budgetTable; }
+    QTableView *kernelTable() const { return m_kernelTable; }
+    QTableView *telemetryTable() const { return m_telemetryTable; }
+    QTableView *diagnosticsTable() const { return m_diagnosticsTable; }
+    QLineEdit *searchEdit() const { return m_search; }
+    QTabWidget *tabs() const { return m_tabs; }
+
+    /// Puts the cursor in the kernel search box (Edit ▸ Find).
+    void focusSearch();
+    void resetZoom();
+    void showDiagnostics();
+
+private:
+    void onRunChanged();
+    void onProfileChanged();
+    void onThresholdsChanged();
+    void onMetricsChanged();
+    void updateTabTitles();
+
+    WorkbenchSession *m_session;
+    BudgetChartView *m_budgetChart;
+    QLabel *m_verdict;
+    QTableView *m_budgetTable;
+    TelemetryPlot *m_telemetryPlot;
+    ThresholdGauge *m_hostGauge;
+    QLabel *m_gaugeHint;
+    QTabWidget *m_tabs;
+    QLineEdit *m_search;
+    QCheckBox *m_showUnused;
+    QTimer *m_searchTimer;
+    QTableView *m_kernelTable;
+    QTableView *m_telemetryTable;
+    QTableView *m_diagnosticsTable;
+};
+
+} // namespace goblin

@@ -1,0 +1,162 @@
+// Export (issue 3, point 7): the dashboard PNG at 2× and the JSON report of the current
+// thresholds, both written atomically; the JSON is byte-for-byte what `report` writes.
+
+#include "dashboardexport.h"
+#include "liveanalysis.h"
+#include "report.h"
+#include "testsupport.h"
+#include "thresholdeditor.h"
+#include "windowfixture.h"
+#include "workbenchsession.h"
+
+#include <QFile>
+#include <QImage>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace goblin;
+
+namespace {
+
+QString fixtureDir()
+{
+    return test::dataPath(QStringLiteral("window/run-small"));
+}
+
+/// Share of pixels in `rect` (logical coordinates) that are not the background.
+double inkShare(const QImage &image, const QRect &rect, double dpr)
+{
+    const QColor background = image.pixelColor(1, 1);
+    qint64 ink = 0, total = 0;
+    const QRect device(QPoint(int(rect.left() * dpr), int(rect.top() * dpr)), rect.size() * dpr);
+    for (int y = device.top(); y < device.bottom(); y += 2)
+        for (int x = device.left(); x < device.right(); x += 2) {
+            ++total;
+            ink += image.pixelColor(x, y) != background ? 1 : 0;
+        }
+    return total ? double(ink) / double(total) : 0.0;
+}
+
+} // namespace
+
+class TestDashboardExport : public QObject
+{
+    Q_OBJECT
+private slots:
+    void pngHasTwiceTheLogicalSize();
+    void pngOfLoadedRun();
+    void pngFollowsThresholds();
+    void pngUnwritablePathFails();
+    void jsonIsTheReportOfTheCurrentThresholds();
+    void jsonEqualsTheReportCommand();
+};
+
+void TestDashboardExport::pngHasTwiceTheLogicalSize()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("dashboard.png"));
+    QString error;
+    const auto run = test::makeFakeRun();
+    QVERIFY2(renderDashboardPng(*run, HeuristicsProfile::Workbench, Thresholds{}, path, &error), qPrintable(error));
+    QImage image(path);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), kDashboardLogicalSize * 2);
+    // Header, budget chart, telemetry and the number column all have something drawn.
+    QVERIFY(inkShare(image, QRect(24, 24, 800, 30), 2.0) > 0.02);
+    QVERIFY(inkShare(image, QRect(24, 130, 1000, 340), 2.0) > 0.05);
+    QVERIFY(inkShare(image, QRect(24, 520, 1000, 400), 2.0) > 0.05);
+    QVERIFY(inkShare(image, QRect(1080, 130, 500, 700), 2.0) > 0.02);
+    QVERIFY(!QFile::exists(path + QStringLiteral(".tmp")));
+}
+
+void TestDashboardExport::pngOfLoadedRun()
+{
+    const LoadResult loaded = loadRun(fixtureDir());
+    QCOMPARE(int(loaded.outcome), int(LoadOutcome::Finished));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("run-small.png"));
+    QString error;
+    QVERIFY2(renderDashboardPng(*loaded.run, HeuristicsProfile::Reference, Thresholds{}, path, &error),
+             qPrintable(error));
+    QCOMPARE(QImage(path).size(), QSize(3200, 2000));
+}
+
+void TestDashboardExport::pngFollowsThresholds()
+{
+    const auto run = test::makeFakeRun();
+    Thresholds moved;
+    moved.gpuUtilBelowPct = 80.0;
+    const QImage a = renderDashboardImage(*run, HeuristicsProfile::Workbench, Thresholds{}, 1.0);
+    const QImage b = renderDashboardImage(*run, HeuristicsProfile::Workbench, moved, 1.0);
+    const QImage c = renderDashboardImage(*run, HeuristicsProfile::Workbench, Thresholds{}, 1.0);
+    QCOMPARE(a.size(), kDashboardLogicalSize);
+    QVERIFY(a != b);  // the threshold line and the numbers moved
+    QVERIFY(a == c);  // and the image is a function of its inputs
+}
+
+void TestDashboardExport::pngUnwritablePathFails()
+{
+    const auto run = test::makeFakeRun();
+    QString error;
+    const QString path = QStringLiteral("/nonexistent-folder/dashboard.png");
+    QVERIFY(!renderDashboardPng(*run, HeuristicsProfile::Workbench, Thresholds{}, path, &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+}
+
+void TestDashboardExport::jsonIsTheReportOfTheCurrentThresholds()
+{
+    const LoadResult loaded = loadRun(fixtureDir());
+    QCOMPARE(int(loaded.outcome), int(LoadOutcome::Finished));
+    WorkbenchSession session;
+    session.openRun(loaded.run);
+    session.editor()->changeValue(ThresholdField::GpuUtilBelow, 45.0);
+    session.editor()->changeValue(ThresholdField::HbmTarget, 60.0);
+    session.live()->setProfile(HeuristicsProfile::Reference);
+    session.live()->flush();
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("report.json"));
+    QString error;
+    QVERIFY2(exportReportJson(*loaded.run, session.live()->profile(), session.live()->thresholds(), path, &error),
+             qPrintable(error));
+    QJsonParseError parseError;
+    const QJsonDocument written = QJsonDocument::fromJson(test::readAll(path), &parseError);
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    const QJsonObject expected =
+        buildReport(*loaded.run, HeuristicsProfile::Reference, session.live()->thresholds());
+    QString difference;
+    QVERIFY2(test::jsonNearlyEqual(expected, written.object(), 0.0, &difference), qPrintable(difference));
+    const QJsonObject defaults = buildReport(*loaded.run, HeuristicsProfile::Reference, Thresholds{});
+    QVERIFY(!test::jsonNearlyEqual(defaults, written.object(), 0.0, &difference));
+}
+
+void TestDashboardExport::jsonEqualsTheReportCommand()
+{
+    const QString app = QStringLiteral(GOBLIN_APP_BINARY);
+    if (!QFile::exists(app))
+        QSKIP("goblin-workbench is not built");
+    QTemporaryDir dir;
+    const QString cliPath = dir.filePath(QStringLiteral("cli.json"));
+    QProcess process;
+    process.start(app, {QStringLiteral("report"), fixtureDir(), QStringLiteral("--json"), cliPath,
+                        QStringLiteral("--gpu-util-below"), QStringLiteral("45"), QStringLiteral("--hbm-target"),
+                        QStringLiteral("60"), QStringLiteral("--precision"), QStringLiteral("fp16")});
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitCode(), 0);
+
+    const LoadResult loaded = loadRun(fixtureDir());
+    QCOMPARE(int(loaded.outcome), int(LoadOutcome::Finished));
+    Thresholds t;
+    t.gpuUtilBelowPct = 45.0;
+    t.hbmTargetPct = 60.0;
+    t.precision = Precision::Fp16;
+    const QString guiPath = dir.filePath(QStringLiteral("gui.json"));
+    QString error;
+    QVERIFY2(exportReportJson(*loaded.run, HeuristicsProfile::Workbench, t, guiPath, &error), qPrintable(error));
+    QCOMPARE(test::readAll(guiPath), test::readAll(cliPath));
+}
+
+QTEST_MAIN(TestDashboardExport)
+#include "tst_dashboardexport.moc"

@@ -1,0 +1,230 @@
+// The dashboard follows threshold drags live (issue 3, points 4–6): a drag on the telemetry
+// plot's threshold line, done with mouse events, changes the thresholds, the budget chart and
+// table, the verdict and the panel, as computeWasteBudget says for the same inputs.
+
+#include "budgetchart.h"
+#include "budgetformula.h"
+#include "liveanalysis.h"
+#include "modelroles.h"
+#include "telemetryplot.h"
+#include "thresholdeditor.h"
+#include "thresholdgauge.h"
+#include "thresholdpanel.h"
+#include "wastebudgetmodel.h"
+#include "windowfixture.h"
+#include "workbenchsession.h"
+#include "workbenchview.h"
+
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTableView>
+#include <QTest>
+
+using namespace goblin;
+
+namespace {
+
+struct Dashboard {
+    WorkbenchSession session;
+    WorkbenchView view{&session};
+    ThresholdPanel panel{&session};
+    std::shared_ptr<RunAnalysis> run = test::makeFakeRun();
+
+    Dashboard()
+    {
+        view.resize(1400, 1000);
+        view.show();
+        session.openRun(run);
+        TelemetryPlot *plot = view.telemetryPlot();
+        plot->replot();  // lays the axis rects out, so pixels map to values
+    }
+};
+
+/// Every bar of the chart and every row of the budget table against computeWasteBudget.
+void verifyBudgetShown(Dashboard &d, const Thresholds &thresholds)
+{
+    d.session.live()->flush();
+    const BudgetInputs &in = d.run->workbench.budgetInputs;
+    const WasteBudget expected = computeWasteBudget(in, thresholds);
+    QCOMPARE(d.session.live()->metrics().wasteBudget, expected);
+    const BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    double base = 0.0;
+    for (int i = 0; i < WasteBudget::BucketCount; ++i) {
+        QVERIFY(qAbs(chart->valueSeconds(i) - expected.bucket(i)) <= 1e-12);
+        QVERIFY(qAbs(chart->baseSeconds(i) - base) <= 1e-12);
+        base += expected.bucket(i);
+        const QModelIndex cell = d.session.budget()->index(i, WasteBudgetModel::SecondsColumn);
+        QCOMPARE(cell.data(SortRole).toDouble(), expected.bucket(i));
+        QCOMPARE(chart->formula(i), bucketFormula(i, in, thresholds, expected, HeuristicsProfile::Workbench));
+    }
+    QCOMPARE(chart->valueSeconds(kStepTimeRow), in.stepTimeS);
+    QCOMPARE(d.view.verdictLabel()->text(), budgetVerdict(expected, in.stepTimeS));
+}
+
+} // namespace
+
+class TestWorkbenchView : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initialBudget();
+    void dragGpuUtilLineWithMouse();
+    void dragHbmTargetLine();
+    void dragHostBusyGauge();
+    void panelFollowsAndEdits();
+    void undoMovesLinesBack();
+    void searchIsDebounced();
+    void profileSwitch();
+};
+
+void TestWorkbenchView::initialBudget()
+{
+    Dashboard d;
+    verifyBudgetShown(d, Thresholds{});
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    QCOMPARE(plot->gpuCount(), 2);
+    QCOMPARE(plot->utilGraph(0)->dataCount(), 20);
+    QCOMPARE(plot->hbmGraph(1)->data()->at(0)->value, 65.0);
+    QCOMPARE(plot->gpuUtilLinePct(), 30.0);
+    QCOMPARE(plot->hbmTargetLineGb(), 0.7 * 192.0);
+    QVERIFY(d.session.live()->metrics().wasteBudget.dataWait > 0.0);
+}
+
+void TestWorkbenchView::dragGpuUtilLineWithMouse()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    QSignalSpy dragged(plot, &TelemetryPlot::thresholdDragged);
+    QSignalSpy metrics(d.session.live(), &LiveAnalysis::metricsChanged);
+    const int replotsBefore = plot->overlayReplots();
+    const QPoint start = plot->linePosition(TelemetryPlot::Line::GpuUtil).toPoint();
+    QCOMPARE(plot->lineAt(start), TelemetryPlot::Line::GpuUtil);
+
+    // Down past the run's 25 % utilisation in several moves: data wait stops counting.
+    QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, start);
+    QCOMPARE(plot->draggedLine(), TelemetryPlot::Line::GpuUtil);
+    const double yAt20 = plot->utilRect()->axis(QCPAxis::atLeft)->coordToPixel(20.0);
+    const QPoint end(start.x(), int(std::lround(yAt20)));
+    for (int step = 1; step <= 5; ++step) {
+        const QPoint p(start.x(), start.y() + (end.y() - start.y()) * step / 5);
+        QTest::mouseMove(plot, p);
+    }
+    QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, end);
+    QCOMPARE(plot->draggedLine(), TelemetryPlot::Line::None);
+    QVERIFY(dragged.count() >= 5);
+
+    const double expectedPct = plot->valueAt(TelemetryPlot::Line::GpuUtil, end);
+    QVERIFY(qAbs(expectedPct - 20.0) < 1.0);  // within a pixel of 20 %
+    QCOMPARE(d.session.live()->thresholds().gpuUtilBelowPct, expectedPct);
+    QCOMPARE(plot->gpuUtilLinePct(), expectedPct);
+    QCOMPARE(plot->utilLineItem()->point1->coords().y(), expectedPct);
+    QCOMPARE(d.session.editor()->undoStack()->count(), 1);  // the whole drag is one undo step
+
+    Thresholds expected;
+    expected.gpuUtilBelowPct = expectedPct;
+    verifyBudgetShown(d, expected);
+    QCOMPARE(d.session.live()->metrics().wasteBudget.dataWait, 0.0);
+    QVERIFY(metrics.count() >= 1);
+    // Only the threshold layer was repainted; the sample graphs were not rebuilt.
+    QTRY_VERIFY(plot->overlayReplots() > replotsBefore);
+    QCOMPARE(plot->utilGraph(0)->dataCount(), 20);
+}
+
+void TestWorkbenchView::dragHbmTargetLine()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    const QPointF start = plot->linePosition(TelemetryPlot::Line::HbmTarget);
+    QVERIFY(plot->beginLineDrag(start));
+    // 50 % of 192 GB = 96 GB, under the run's 100 GB peak: no headroom left.
+    const double y = plot->hbmRect()->axis(QCPAxis::atLeft)->coordToPixel(96.0);
+    plot->dragLineTo(QPointF(start.x(), y));
+    plot->endLineDrag();
+    const double pct = d.session.live()->thresholds().hbmTargetPct;
+    QVERIFY(qAbs(pct - 50.0) < 1.0);
+    QCOMPARE(plot->hbmTargetLineGb(), pct / 100.0 * 192.0);
+    Thresholds expected;
+    expected.hbmTargetPct = pct;
+    verifyBudgetShown(d, expected);
+    QCOMPARE(d.session.live()->metrics().wasteBudget.memoryHeadroom, 0.0);
+}
+
+void TestWorkbenchView::dragHostBusyGauge()
+{
+    Dashboard d;
+    ThresholdGauge *gauge = d.view.hostBusyGauge();
+    QCOMPARE(gauge->value(), 0.6);
+    const int y = int(gauge->scaleRect().center().y());
+    QTest::mousePress(gauge, Qt::LeftButton, Qt::NoModifier, QPoint(int(gauge->xForValue(0.5)), y));
+    QTest::mouseMove(gauge, QPoint(int(gauge->xForValue(0.7)), y));
+    const QPoint end(int(gauge->xForValue(0.8)), y);
+    QTest::mouseRelease(gauge, Qt::LeftButton, Qt::NoModifier, end);
+    const double expected = gauge->valueForX(end.x());
+    QCOMPARE(d.session.live()->thresholds().hostBusyAbove, expected);
+    QCOMPARE(d.session.editor()->undoStack()->count(), 1);
+    Thresholds t;
+    t.hostBusyAbove = expected;
+    verifyBudgetShown(d, t);
+    QCOMPARE(d.session.live()->metrics().wasteBudget.dataWait, 0.0);  // 0.6 is not above ~0.8
+}
+
+void TestWorkbenchView::panelFollowsAndEdits()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    QVERIFY(plot->beginLineDrag(plot->linePosition(TelemetryPlot::Line::GpuUtil)));
+    plot->dragLineTo(QPointF(0, plot->utilRect()->axis(QCPAxis::atLeft)->coordToPixel(45.0)));
+    plot->endLineDrag();
+    const double pct = d.session.live()->thresholds().gpuUtilBelowPct;
+    QCOMPARE(d.panel.spinBox(ThresholdField::GpuUtilBelow)->value(), std::round(pct * 10.0) / 10.0);
+    QCOMPARE(d.panel.slider(ThresholdField::GpuUtilBelow)->value(),
+             ThresholdPanel::sliderPosition(ThresholdField::GpuUtilBelow, pct));
+
+    // The spin box edits the same threshold the line shows.
+    d.panel.spinBox(ThresholdField::HbmTarget)->setValue(60.0);
+    QCOMPARE(d.session.live()->thresholds().hbmTargetPct, 60.0);
+    QCOMPARE(plot->hbmTargetLineGb(), 0.6 * 192.0);
+    d.panel.slider(ThresholdField::HeadroomWeight)->setValue(200);  // 0.2
+    QCOMPARE(d.session.live()->thresholds().headroomWeight, 0.2);
+    Thresholds expected = d.session.live()->thresholds();
+    verifyBudgetShown(d, expected);
+}
+
+void TestWorkbenchView::undoMovesLinesBack()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    d.session.editor()->changeValue(ThresholdField::GpuUtilBelow, 70.0);
+    d.session.editor()->endGesture();
+    QCOMPARE(plot->gpuUtilLinePct(), 70.0);
+    d.session.editor()->undoStack()->undo();
+    QCOMPARE(plot->gpuUtilLinePct(), 30.0);
+    QCOMPARE(d.panel.spinBox(ThresholdField::GpuUtilBelow)->value(), 30.0);
+    verifyBudgetShown(d, Thresholds{});
+}
+
+void TestWorkbenchView::searchIsDebounced()
+{
+    Dashboard d;
+    QTableView *table = d.view.kernelTable();
+    QCOMPARE(table->model()->rowCount(table->rootIndex()), 5);
+    QTest::keyClicks(d.view.searchEdit(), QStringLiteral("gemm"));
+    QCOMPARE(table->model()->rowCount(table->rootIndex()), 5);  // not yet: debounced
+    QTRY_COMPARE_WITH_TIMEOUT(table->model()->rowCount(table->rootIndex()), 2, 2000);
+    QCOMPARE(table->rootIndex().data().toString(), QStringLiteral("fake-run"));
+}
+
+void TestWorkbenchView::profileSwitch()
+{
+    Dashboard d;
+    d.session.live()->setProfile(HeuristicsProfile::Reference);
+    QCOMPARE(d.view.budgetChartView()->budgetChart()->valueSeconds(3), 0.5);  // reference comm excess
+    QTableView *table = d.view.kernelTable();
+    QCOMPARE(table->model()->rowCount(table->rootIndex()), 4);
+}
+
+QTEST_MAIN(TestWorkbenchView)
+#include "tst_workbenchview.moc"
