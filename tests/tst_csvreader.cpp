@@ -13,7 +13,8 @@
 using namespace goblin;
 using namespace std::literals;
 
-namespace {
+namespace
+{
 
 using Records = std::vector<std::vector<std::string_view>>;
 using Lines = std::vector<qint64>;
@@ -122,29 +123,75 @@ void TestCsvReader::pythonGrammar_data()
         for (qint64 chunk : {1, 2, 3, 5, 7, 4096})
             QTest::addRow("%s / chunk %lld", name, chunk) << input << chunk << expected << starts << ends;
     };
-    addRow("simple", QByteArray("a,b,c\n1,2,3\n", 12), Records{{"a"sv, "b"sv, "c"sv}, {"1"sv, "2"sv, "3"sv}}, Lines{1, 2}, Lines{1, 2});
-    addRow("no final newline", QByteArray("a,b\n1,2", 7), Records{{"a"sv, "b"sv}, {"1"sv, "2"sv}}, Lines{1, 2}, Lines{1, 2});
+    addRow("simple", QByteArray("a,b,c\n1,2,3\n", 12), Records{{"a"sv, "b"sv, "c"sv}, {"1"sv, "2"sv, "3"sv}},
+           Lines{1, 2}, Lines{1, 2});
+    addRow("no final newline", QByteArray("a,b\n1,2", 7), Records{{"a"sv, "b"sv}, {"1"sv, "2"sv}}, Lines{1, 2},
+           Lines{1, 2});
     addRow("crlf", QByteArray("a,b\r\n1,2\r\n", 10), Records{{"a"sv, "b"sv}, {"1"sv, "2"sv}}, Lines{1, 2}, Lines{1, 2});
     addRow("bare cr", QByteArray("a,b\r1,2\r", 8), Records{{"a"sv, "b"sv}, {"1"sv, "2"sv}}, Lines{1, 2}, Lines{1, 2});
-    addRow("mixed line ends", QByteArray("a\rb\nc\r\nd", 8), Records{{"a"sv}, {"b"sv}, {"c"sv}, {"d"sv}}, Lines{1, 2, 3, 4}, Lines{1, 2, 3, 4});
-    addRow("empty lines", QByteArray("a\n\n\nb\n\r\n", 8), Records{{"a"sv}, {}, {}, {"b"sv}, {}}, Lines{1, 2, 3, 4, 5}, Lines{1, 2, 3, 4, 5});
-    addRow("trailing comma", QByteArray("a,\n,b\n,\n", 8), Records{{"a"sv, ""sv}, {""sv, "b"sv}, {""sv, ""sv}}, Lines{1, 2, 3}, Lines{1, 2, 3});
+    addRow("mixed line ends", QByteArray("a\rb\nc\r\nd", 8), Records{{"a"sv}, {"b"sv}, {"c"sv}, {"d"sv}},
+           Lines{1, 2, 3, 4}, Lines{1, 2, 3, 4});
+    addRow("empty lines", QByteArray("a\n\n\nb\n\r\n", 8), Records{{"a"sv}, {}, {}, {"b"sv}, {}}, Lines{1, 2, 3, 4, 5},
+           Lines{1, 2, 3, 4, 5});
+    addRow("trailing comma", QByteArray("a,\n,b\n,\n", 8), Records{{"a"sv, ""sv}, {""sv, "b"sv}, {""sv, ""sv}},
+           Lines{1, 2, 3}, Lines{1, 2, 3});
     addRow("quoted comma", QByteArray("\"a,b\",c\n", 8), Records{{"a,b"sv, "c"sv}}, Lines{1}, Lines{1});
-    addRow("doubled quotes", QByteArray("\"say \"\"hi\"\"\",x\n", 15), Records{{"say \"hi\""sv, "x"sv}}, Lines{1}, Lines{1});
-    addRow("embedded newline", QByteArray("\"line1\nline2\",x\nnext,row\n", 25), Records{{"line1\nline2"sv, "x"sv}, {"next"sv, "row"sv}}, Lines{1, 3}, Lines{2, 3});
-    addRow("embedded crlf", QByteArray("\"l1\r\nl2\r\nl3\",x\r\ny\r\n", 19), Records{{"l1\r\nl2\r\nl3"sv, "x"sv}, {"y"sv}}, Lines{1, 4}, Lines{3, 4});
-    addRow("embedded bare cr", QByteArray("\"l1\rl2\",x\ry\r", 12), Records{{"l1\rl2"sv, "x"sv}, {"y"sv}}, Lines{1, 3}, Lines{2, 3});
-    addRow("text after closing quote", QByteArray("\"foo\"bar\",x\n", 12), Records{{"foobar\""sv, "x"sv}}, Lines{1}, Lines{1});
-    addRow("unescaped quote adds field", QByteArray("\"a\",b\",c\n", 9), Records{{"a"sv, "b\""sv, "c"sv}}, Lines{1}, Lines{1});
+    addRow("doubled quotes", QByteArray("\"say \"\"hi\"\"\",x\n", 15), Records{{"say \"hi\""sv, "x"sv}}, Lines{1},
+           Lines{1});
+    addRow("embedded newline", QByteArray("\"line1\nline2\",x\nnext,row\n", 25),
+           Records{{"line1\nline2"sv, "x"sv}, {"next"sv, "row"sv}}, Lines{1, 3}, Lines{2, 3});
+    addRow("embedded crlf", QByteArray("\"l1\r\nl2\r\nl3\",x\r\ny\r\n", 19),
+           Records{{"l1\r\nl2\r\nl3"sv, "x"sv}, {"y"sv}}, Lines{1, 4}, Lines{3, 4});
+    addRow("embedded bare cr", QByteArray("\"l1\rl2\",x\ry\r", 12), Records{{"l1\rl2"sv, "x"sv}, {"y"sv}}, Lines{1, 3},
+           Lines{2, 3});
+    addRow("text after closing quote", QByteArray("\"foo\"bar\",x\n", 12), Records{{"foobar\""sv, "x"sv}}, Lines{1},
+           Lines{1});
+    addRow("unescaped quote adds field", QByteArray("\"a\",b\",c\n", 9), Records{{"a"sv, "b\""sv, "c"sv}}, Lines{1},
+           Lines{1});
     addRow("quote inside unquoted", QByteArray("ab\"c\"d,e\n", 9), Records{{"ab\"c\"d"sv, "e"sv}}, Lines{1}, Lines{1});
     addRow("space before quote", QByteArray(" \"a\",b\n", 7), Records{{" \"a\""sv, "b"sv}}, Lines{1}, Lines{1});
-    addRow("eof inside quotes", QByteArray("a,\"open\nfield", 13), Records{{"a"sv, "open\nfield"sv}}, Lines{1}, Lines{2});
-    addRow("eof inside quotes after newline", QByteArray("a,\"open\n", 8), Records{{"a"sv, "open\n"sv}}, Lines{1}, Lines{1});
+    addRow("eof inside quotes", QByteArray("a,\"open\nfield", 13), Records{{"a"sv, "open\nfield"sv}}, Lines{1},
+           Lines{2});
+    addRow("eof inside quotes after newline", QByteArray("a,\"open\n", 8), Records{{"a"sv, "open\n"sv}}, Lines{1},
+           Lines{1});
     addRow("lone quote", QByteArray("\"", 1), Records{{""sv}}, Lines{1}, Lines{1});
     addRow("empty quoted", QByteArray("\"\",\"\"\n", 6), Records{{""sv, ""sv}}, Lines{1}, Lines{1});
     addRow("quote then eof", QByteArray("x,\"a\"", 5), Records{{"x"sv, "a"sv}}, Lines{1}, Lines{1});
-    addRow("nul bytes", QByteArray("a\x00""b,\"c\x00""\"\n", 9), Records{{"a\x00""b"sv, "c\x00"""sv}}, Lines{1}, Lines{1});
-    addRow("utf8", QByteArray("\xc3""\xa9"",\"\xc3""\xbc"",\xc3""\xb1""\",\xe2""\x82""\xac""\n", 15), Records{{"\xc3""\xa9"""sv, "\xc3""\xbc"",\xc3""\xb1"""sv, "\xe2""\x82""\xac"""sv}}, Lines{1}, Lines{1});
+    addRow("nul bytes",
+           QByteArray("a\x00"
+                      "b,\"c\x00"
+                      "\"\n",
+                      9),
+           Records{{"a\x00"
+                    "b"sv,
+                    "c\x00"
+                    ""sv}},
+           Lines{1}, Lines{1});
+    addRow("utf8",
+           QByteArray("\xc3"
+                      "\xa9"
+                      ",\"\xc3"
+                      "\xbc"
+                      ",\xc3"
+                      "\xb1"
+                      "\",\xe2"
+                      "\x82"
+                      "\xac"
+                      "\n",
+                      15),
+           Records{{"\xc3"
+                    "\xa9"
+                    ""sv,
+                    "\xc3"
+                    "\xbc"
+                    ",\xc3"
+                    "\xb1"
+                    ""sv,
+                    "\xe2"
+                    "\x82"
+                    "\xac"
+                    ""sv}},
+           Lines{1}, Lines{1});
     addRow("only newline", QByteArray("\n", 1), Records{{}}, Lines{1}, Lines{1});
     addRow("only cr lf", QByteArray("\r\n", 2), Records{{}}, Lines{1}, Lines{1});
     addRow("cr at eof in quotes", QByteArray("\"a\r", 3), Records{{"a\r"sv}}, Lines{1}, Lines{1});
@@ -165,7 +212,8 @@ void TestCsvReader::pythonGrammar()
     std::vector<std::vector<std::string>> want;
     for (const auto &r : expected)
         want.emplace_back(r.begin(), r.end());
-    QVERIFY2(got.records == want, qPrintable(QStringLiteral("got %1, want %2").arg(describe(got.records), describe(want))));
+    QVERIFY2(got.records == want,
+             qPrintable(QStringLiteral("got %1, want %2").arg(describe(got.records), describe(want))));
     QCOMPARE(got.starts, startLines);
     QCOMPARE(got.ends, endLines);
 }
@@ -201,12 +249,12 @@ void TestCsvReader::bom_data()
     QTest::addColumn<QByteArray>("firstField");
     QTest::addColumn<bool>("hadBom");
     QTest::newRow("stripped") << QByteArray("\xEF\xBB\xBFName,x\n") << true << QByteArray("Name") << true;
-    QTest::newRow("kept, as Python's utf-8 codec keeps it") << QByteArray("\xEF\xBB\xBFName,x\n") << false
-                                                           << QByteArray("\xEF\xBB\xBFName") << true;
+    QTest::newRow("kept, as Python's utf-8 codec keeps it")
+        << QByteArray("\xEF\xBB\xBFName,x\n") << false << QByteArray("\xEF\xBB\xBFName") << true;
     QTest::newRow("kept before a quote: the quote becomes literal")
         << QByteArray("\xEF\xBB\xBF\"Name\",x\n") << false << QByteArray("\xEF\xBB\xBF\"Name\"") << true;
-    QTest::newRow("stripped before a quote") << QByteArray("\xEF\xBB\xBF\"Name\",x\n") << true << QByteArray("Name")
-                                             << true;
+    QTest::newRow("stripped before a quote")
+        << QByteArray("\xEF\xBB\xBF\"Name\",x\n") << true << QByteArray("Name") << true;
     QTest::newRow("no BOM") << QByteArray("Name,x\n") << true << QByteArray("Name") << false;
     QTest::newRow("partial BOM is data") << QByteArray("\xEF\xBB") << true << QByteArray("\xEF\xBB") << false;
 }
@@ -265,7 +313,7 @@ void TestCsvReader::pythonFieldLimit()
         int records = 0;
         while (reader.readRecord(fields))
             ++records;
-        QCOMPARE(records, 4);  // the reader itself goes on; only the flag records what Python does
+        QCOMPARE(records, 4); // the reader itself goes on; only the flag records what Python does
         QCOMPARE(reader.exceededPythonFieldLimit(), exceeds);
         QCOMPARE(reader.pythonFieldLimitLine(), exceeds ? 3 : 0);
         if (exceeds)
@@ -294,7 +342,7 @@ void TestCsvReader::maxFieldBytesTruncates()
     while (reader.readRecord(fields)) {
     }
     QVERIFY(reader.hadTruncatedField());
-    QVERIFY(reader.exceededPythonFieldLimit());  // counted on the full field, not the kept part
+    QVERIFY(reader.exceededPythonFieldLimit()); // counted on the full field, not the kept part
 }
 
 void TestCsvReader::utf8Validation_data()
@@ -302,7 +350,8 @@ void TestCsvReader::utf8Validation_data()
     QTest::addColumn<QByteArray>("input");
     QTest::addColumn<qint64>("badOffset");
     QTest::addColumn<qint64>("badLine");
-    QTest::newRow("valid multi-byte") << QByteArray("a\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80\n") << qint64(-1) << qint64(0);
+    QTest::newRow("valid multi-byte") << QByteArray("a\xC3\xA9,\xE2\x82\xAC,\xF0\x9F\x98\x80\n") << qint64(-1)
+                                      << qint64(0);
     QTest::newRow("invalid lead byte on line 2") << QByteArray("ok\nab\xFF\n") << qint64(5) << qint64(2);
     QTest::newRow("overlong encoding") << QByteArray("x\n\n\xC0\xAF\n") << qint64(3) << qint64(3);
     QTest::newRow("UTF-16 surrogate") << QByteArray("\xED\xA0\x80") << qint64(1) << qint64(1);
@@ -404,7 +453,7 @@ void TestCsvReader::readError()
     int records = 0;
     while (reader.readRecord(fields))
         ++records;
-    QCOMPARE(records, 2);  // the partial third record is not returned as if the file ended there
+    QCOMPARE(records, 2); // the partial third record is not returned as if the file ended there
     QCOMPARE(reader.errorString(), QStringLiteral("simulated I/O error"));
 }
 

@@ -18,13 +18,18 @@
 
 using namespace goblin;
 
-namespace {
+namespace
+{
 
-QString fixture(const QString &relative) { return test::dataPath(QStringLiteral("kerneltrace/") + relative); }
+QString fixture(const QString &relative)
+{
+    return test::dataPath(QStringLiteral("kerneltrace/") + relative);
+}
 
 QJsonObject expectedJson()
 {
-    static const QJsonObject root = QJsonDocument::fromJson(test::readAll(fixture(QStringLiteral("expected.json")))).object();
+    static const QJsonObject root =
+        QJsonDocument::fromJson(test::readAll(fixture(QStringLiteral("expected.json")))).object();
     return root;
 }
 
@@ -77,7 +82,10 @@ void writeFile(const QString &path, const QByteArray &data)
     QCOMPARE(f.write(data), qint64(data.size()));
 }
 
-QByteArray readFixture(const QString &relative) { return test::readAll(fixture(relative)); }
+QByteArray readFixture(const QString &relative)
+{
+    return test::readAll(fixture(relative));
+}
 
 const QByteArray kV1Header = "\"KernelName\",\"BeginNs\",\"EndNs\"\n";
 
@@ -112,12 +120,15 @@ private slots:
     void missingTraceCsvHints();
     void traceCsvIsAFolder();
     void traceCsvPreferredOverPerProcessFiles();
+    void concatenatedTraces();
     void lookalikeTraceCsvFallsBack();
     void unreadableFile();
     void pythonFieldLimit_data();
     void pythonFieldLimit();
     void fieldLimitVersusDecodeError_data();
     void fieldLimitVersusDecodeError();
+    void hugeValues_data();
+    void hugeValues();
     void tenMegabyteField();
     void progressAndCancel();
 };
@@ -221,42 +232,51 @@ void TestKernelTraceParser::dialects_data()
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("dialect");
     QTest::addColumn<bool>("usable");
-    QTest::addColumn<QString>("diagnostic");  // part of the one diagnostic that explains a refusal
-    QTest::newRow("rocprofv3 ROCm 6.2") << "gen/v3-rocm6.2.csv" << "rocprofv3 ROCm 6.2 (16 columns)" << true << "";
-    QTest::newRow("rocprofv3 ROCm 6.3") << "gen/v3-rocm6.3.csv" << "rocprofv3 ROCm 6.3/6.4 (18 columns)" << true << "";
+    QTest::addColumn<QString>("diagnostic"); // part of the one diagnostic that explains a refusal
+    QTest::newRow("rocprofv3 ROCm 6.2") << "gen/v3-rocm6.2.csv"
+                                        << "rocprofv3 ROCm 6.2 (16 columns)" << true << "";
+    QTest::newRow("rocprofv3 ROCm 6.3") << "gen/v3-rocm6.3.csv"
+                                        << "rocprofv3 ROCm 6.3/6.4 (18 columns)" << true << "";
     QTest::newRow("rocprofv3 docs 0.5 (real)") << "real/sdk-0.5-docs_kernel_trace.csv"
                                                << "rocprofv3 ROCm 6.3/6.4 (18 columns)" << true << "";
-    QTest::newRow("rocprofv3 dev Stream_Id") << "gen/v3.csv" << "rocprofv3 development build with Stream_Id (19 columns)"
-                                             << true << "";
-    QTest::newRow("rocprofv3 ROCm 7") << "gen/v3-rocm7.csv" << "rocprofv3 ROCm 7.x (22 columns)" << true << "";
-    QTest::newRow("rocprofv3 docs 1.0 (real)") << "real/sdk-1.0-docs_kernel_trace.csv" << "rocprofv3 ROCm 7.x (22 columns)"
-                                               << true << "";
+    QTest::newRow("rocprofv3 dev Stream_Id") << "gen/v3.csv"
+                                             << "rocprofv3 development build with Stream_Id (19 columns)" << true << "";
+    QTest::newRow("rocprofv3 ROCm 7") << "gen/v3-rocm7.csv"
+                                      << "rocprofv3 ROCm 7.x (22 columns)" << true << "";
+    QTest::newRow("rocprofv3 docs 1.0 (real)") << "real/sdk-1.0-docs_kernel_trace.csv"
+                                               << "rocprofv3 ROCm 7.x (22 columns)" << true << "";
     QTest::newRow("rocpd conversion, other capitalisation")
-        << "gen/v3-rocpd.csv" << "rocprofv3 ROCm 7.x converted from rocpd (leading Guid) (23 columns)" << true << "";
+        << "gen/v3-rocpd.csv"
+        << "rocprofv3 ROCm 7.x converted from rocpd (leading Guid) (23 columns)" << true << "";
     QTest::newRow("rocprof v1 trace mode (real)") << "real/gunrock_results.csv"
                                                   << "rocprof v1 results.csv, trace mode (22 columns)" << true << "";
-    QTest::newRow("rocprof v1 trace mode") << "gen/v1.csv" << "rocprof v1 results.csv, trace mode (22 columns)" << true << "";
-    QTest::newRow("rocprof v1 counter mode") << "bad/v1_counter_mode.csv"
-                                             << "rocprof v1 results.csv, counter mode (19 columns)" << false
-                                             << "no timing columns";
-    QTest::newRow("rocprofv2 (spreadsheet round-trip)") << "real/vcopy_MI300X_A1_timestamps.csv"
-                                                        << "rocprofv2 kernel trace (file plugin, 17 columns)" << true << "";
+    QTest::newRow("rocprof v1 trace mode") << "gen/v1.csv"
+                                           << "rocprof v1 results.csv, trace mode (22 columns)" << true << "";
+    QTest::newRow("rocprof v1 counter mode")
+        << "bad/v1_counter_mode.csv"
+        << "rocprof v1 results.csv, counter mode (19 columns)" << false << "no timing columns";
+    QTest::newRow("rocprofv2 (spreadsheet round-trip)")
+        << "real/vcopy_MI300X_A1_timestamps.csv"
+        << "rocprofv2 kernel trace (file plugin, 17 columns)" << true << "";
     QTest::newRow("rocprofiler-compute timestamps.csv")
         << "real/vcopy_MI200_timestamps.csv"
         << "rocprofiler-compute timestamps.csv (renamed rocprof columns, 21 columns)" << true << "";
-    QTest::newRow("nsys cuda_gpu_trace") << "bad/nsys_cuda_gpu_trace.csv" << "nsys cuda_gpu_trace (21 columns)" << true << "";
-    QTest::newRow("rocprofv3 stats") << "real/sdk-1.0-docs_hip_api_stats.csv" << "rocprof statistics file" << false
-                                     << "not one row per dispatch";
-    QTest::newRow("rocprof v1 stats") << "real/gunrock_results.stats.csv" << "rocprof statistics file" << false
-                                      << "not one row per dispatch";
-    QTest::newRow("agent_info") << "bad/agent_info.csv" << "rocprofv3 agent_info" << false << "one row per CPU/GPU agent";
-    QTest::newRow("API trace (rocpd)") << "real/sdk-1.0-docs_rocpd-to-csv.csv" << "API trace" << false
-                                       << "host API calls";
-    QTest::newRow("memory copy trace") << "real/sdk-1.0-docs_memory_copy_trace.csv" << "rocprofv3 memory copy trace"
-                                       << false << "memory copy trace";
-    QTest::newRow("counter collection") << "real/sdk-0.5-docs_counter_collection.csv" << "rocprofv3 counter collection"
-                                        << false << "once per counter";
-    QTest::newRow("binary garbage") << "bad/garbage.bin" << "unrecognised" << false << "does not look like a CSV file";
+    QTest::newRow("nsys cuda_gpu_trace") << "bad/nsys_cuda_gpu_trace.csv"
+                                         << "nsys cuda_gpu_trace (21 columns)" << true << "";
+    QTest::newRow("rocprofv3 stats") << "real/sdk-1.0-docs_hip_api_stats.csv"
+                                     << "rocprof statistics file" << false << "not one row per dispatch";
+    QTest::newRow("rocprof v1 stats") << "real/gunrock_results.stats.csv"
+                                      << "rocprof statistics file" << false << "not one row per dispatch";
+    QTest::newRow("agent_info") << "bad/agent_info.csv"
+                                << "rocprofv3 agent_info" << false << "one row per CPU/GPU agent";
+    QTest::newRow("API trace (rocpd)") << "real/sdk-1.0-docs_rocpd-to-csv.csv"
+                                       << "API trace" << false << "host API calls";
+    QTest::newRow("memory copy trace") << "real/sdk-1.0-docs_memory_copy_trace.csv"
+                                       << "rocprofv3 memory copy trace" << false << "memory copy trace";
+    QTest::newRow("counter collection") << "real/sdk-0.5-docs_counter_collection.csv"
+                                        << "rocprofv3 counter collection" << false << "once per counter";
+    QTest::newRow("binary garbage") << "bad/garbage.bin"
+                                    << "unrecognised" << false << "does not look like a CSV file";
 }
 
 void TestKernelTraceParser::dialects()
@@ -295,9 +315,9 @@ void TestKernelTraceParser::oddTimingValues()
     // 13 ok 250 (same name as line 2)
     const KernelTrace t = parseFixture(QStringLiteral("bad/nan_negative_v1.csv"));
     const KernelReading &w = t.workbench;
-    QCOMPARE(w.rowsUsed, qint64(6));             // lines 2, 5, 6, 8, 12, 13
+    QCOMPARE(w.rowsUsed, qint64(6)); // lines 2, 5, 6, 8, 12, 13
     QCOMPARE(w.totalNs, qint64(500 + 700 + 600 + 900 + 1500 + 250));
-    QCOMPARE(w.rowsSkippedUnreadable, qint64(3));  // nan, underscores, abc
+    QCOMPARE(w.rowsSkippedUnreadable, qint64(3)); // nan, underscores, abc
     QCOMPARE(w.rowsSkippedNonPositive, qint64(2));
     QCOMPARE(w.rowsSkippedNoName, qint64(1));
     QCOMPARE(t.files.front().rowsRead, qint64(12));
@@ -316,7 +336,7 @@ void TestKernelTraceParser::oddTimingValues()
     // (Python's float accepts underscores), and the DurationNs column where it is not empty.
     QCOMPARE(t.reference.rowsUsed, qint64(7));
     QCOMPARE(t.reference.perName[size_t(nameId(t, "kern_fraction.kd"))].totalNs, qint64(600));
-    QCOMPARE(t.reference.rowsSkippedUnreadable, qint64(2));  // nan, abc
+    QCOMPARE(t.reference.rowsSkippedUnreadable, qint64(2)); // nan, abc
 }
 
 void TestKernelTraceParser::unescapedQuotes()
@@ -326,7 +346,7 @@ void TestKernelTraceParser::unescapedQuotes()
     const KernelTrace t = parseFixture(QStringLiteral("bad/quote_quirk.csv"));
     QCOMPARE(t.workbench.rowsUsed, qint64(3));
     QCOMPARE(t.workbench.totalNs, qint64(500 + 400 + 100));
-    QVERIFY(nameId(t, "kernel<quoted\">\"") >= 0);  // what Python's csv module makes of it
+    QVERIFY(nameId(t, "kernel<quoted\">\"") >= 0); // what Python's csv module makes of it
     QVERIFY(findDiagnostic(t, 3, QStringLiteral("has text after its closing quote")));
     QVERIFY(findDiagnostic(t, 4, QStringLiteral("row has 19 fields, the header 18")));
     // The reference reads the shifted row: Kernel_Name "split", End - Start = 3000 - 103.
@@ -340,7 +360,8 @@ void TestKernelTraceParser::shortRows()
     const KernelTrace t = parseFixture(QStringLiteral("bad/short_rows.csv"));
     QCOMPARE(t.workbench.rowsUsed, qint64(3));
     QCOMPARE(t.workbench.totalNs, qint64(600 + 700 + 200));
-    QVERIFY(findDiagnostic(t, 3, QStringLiteral("row has 10 fields, the header 18; the missing trailing fields are not needed")));
+    QVERIFY(findDiagnostic(
+        t, 3, QStringLiteral("row has 10 fields, the header 18; the missing trailing fields are not needed")));
     QVERIFY(findDiagnostic(t, 4, QStringLiteral("row has 9 fields, the header 18; the row ends before")));
     // DictReader: the missing End_Timestamp is None, so the reference skips line 4 as well.
     QCOMPARE(t.reference.rowsUsed, qint64(3));
@@ -360,10 +381,10 @@ void TestKernelTraceParser::nsysTrace()
     QFETCH(qint64, headerLine);
     const KernelTrace t = parseFixture(file);
     const KernelReading &w = t.workbench;
-    QCOMPARE(w.rowsUsed, qint64(3));  // memcpy/memset rows are not kernels
+    QCOMPARE(w.rowsUsed, qint64(3)); // memcpy/memset rows are not kernels
     QCOMPARE(w.totalNs, qint64(15000 + 42000 + 41000));
     QCOMPARE(w.firstStartNs, qint64(530000));
-    QCOMPARE(w.lastEndNs, qint64(661000));  // Start + Duration: nsys has no End column
+    QCOMPARE(w.lastEndNs, qint64(661000)); // Start + Duration: nsys has no End column
     QCOMPARE(w.agents, QStringList{QStringLiteral("NVIDIA RTX A4500 (0)")});
     QCOMPARE(w.perName[size_t(nameId(t, "ampere_sgemm_128x64_nn"))].calls, quint64(2));
     QVERIFY(findDiagnostic(t, 0, QStringLiteral("2 memory copy/set rows")));
@@ -484,7 +505,7 @@ void TestKernelTraceParser::multiProcessFolder()
     QCOMPARE(t.files[1].relativePath, QStringLiteral("node01/456_kernel_trace.csv"));
     QCOMPARE(t.files[2].relativePath, QStringLiteral("node02/789_kernel_trace.csv"));
     QCOMPARE(t.workbench.agents, (QStringList{QStringLiteral("node01/Agent 2"), QStringLiteral("node01/Agent 3"),
-                                             QStringLiteral("node02/Agent 2")}));
+                                              QStringLiteral("node02/Agent 2")}));
     QCOMPARE(t.workbench.agentCount, 3);
     QVERIFY(findDiagnostic(t, 0, QStringLiteral("reads the 3 per-process trace file(s)")));
     // Names shared across files, each stored once.
@@ -508,7 +529,7 @@ void TestKernelTraceParser::missingTraceCsvHints()
     writeFile(dir.filePath(QStringLiteral("host/4242_results.db")), "SQLite format 3");
     writeFile(dir.filePath(QStringLiteral("results.csv")), readFixture(QStringLiteral("gen/v1.csv")));
     const KernelTrace t = parseKernelTraces(dir.path());
-    QVERIFY(t.files.empty());  // results.csv is named in the hint, not read
+    QVERIFY(t.files.empty()); // results.csv is named in the hint, not read
     const Diagnostic *d = findDiagnostic(t, 0, QStringLiteral("rocpd2csv"));
     QVERIFY2(d, qPrintable(allDiagnostics(t)));
     QVERIFY(d->message.contains(QStringLiteral("host/4242_results.db")));
@@ -519,11 +540,12 @@ void TestKernelTraceParser::traceCsvIsAFolder()
 {
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("trace.csv")));
-    writeFile(dir.filePath(QStringLiteral("node01/77_kernel_trace.csv")), readFixture(QStringLiteral("gen/v3-rocm7.csv")));
+    writeFile(dir.filePath(QStringLiteral("node01/77_kernel_trace.csv")),
+              readFixture(QStringLiteral("gen/v3-rocm7.csv")));
     const KernelTrace t = parseKernelTraces(dir.path());
-    QVERIFY(t.referenceFileFound);  // Path.exists() is true for a folder
+    QVERIFY(t.referenceFileFound); // Path.exists() is true for a folder
     QVERIFY(t.reference.readFailed);
-    QVERIFY(!t.reference.wouldCrash);  // IsADirectoryError is an OSError, which the reference catches
+    QVERIFY(!t.reference.wouldCrash); // IsADirectoryError is an OSError, which the reference catches
     QVERIFY(t.reference.readFailure.startsWith(QStringLiteral("[Errno 21] Is a directory: '")));
     QVERIFY(findDiagnostic(t, 0, QStringLiteral("is a folder, not a file")));
     // The workbench falls back to the per-process file.
@@ -543,12 +565,28 @@ void TestKernelTraceParser::traceCsvPreferredOverPerProcessFiles()
     QVERIFY(findDiagnostic(t, 0, QStringLiteral("both profiles read trace.csv only")));
 }
 
+void TestKernelTraceParser::concatenatedTraces()
+{
+    // Two per-process files pasted into one trace.csv: the second header sits at line 14.
+    QTemporaryDir dir;
+    const QByteArray one = readFixture(QStringLiteral("gen/v3-rocm7.csv"));
+    writeFile(dir.filePath(QStringLiteral("trace.csv")), one + one);
+    const KernelTrace t = parseKernelTraces(dir.path());
+    QCOMPARE(t.workbench.rowsUsed, qint64(24));
+    QCOMPARE(t.workbench.rowsSkippedUnreadable, qint64(0));
+    QVERIFY2(findDiagnostic(t, 14, QStringLiteral("1 repeated header line(s), first at line 14")),
+             qPrintable(allDiagnostics(t)));
+    QCOMPARE(t.reference.rowsUsed, qint64(24)); // Python skips it too: int(float('End_Timestamp')) fails
+    QCOMPARE(t.reference.rowsSkippedUnreadable, qint64(1));
+}
+
 void TestKernelTraceParser::lookalikeTraceCsvFallsBack()
 {
     // A stats file saved as trace.csv: the reference reads its per-kernel totals as dispatches
     // (17 of them), the workbench refuses it and reads the per-process trace instead.
     QTemporaryDir dir;
-    writeFile(dir.filePath(QStringLiteral("trace.csv")), readFixture(QStringLiteral("real/sdk-1.0-docs_hip_api_stats.csv")));
+    writeFile(dir.filePath(QStringLiteral("trace.csv")),
+              readFixture(QStringLiteral("real/sdk-1.0-docs_hip_api_stats.csv")));
     writeFile(dir.filePath(QStringLiteral("host/9_kernel_trace.csv")), readFixture(QStringLiteral("gen/v3-rocm7.csv")));
     const KernelTrace t = parseKernelTraces(dir.path());
     QCOMPARE(t.reference.rowsUsed, qint64(17));
@@ -590,7 +628,7 @@ void TestKernelTraceParser::pythonFieldLimit()
     const KernelTrace t = parseKernelTraceFile(path, QStringLiteral("trace.csv"));
     QCOMPARE(t.reference.readFailed, referenceFails);
     QVERIFY(!t.reference.wouldCrash);
-    QCOMPARE(t.reference.rowsUsed, referenceFails ? qint64(0) : qint64(3));  // all or nothing
+    QCOMPARE(t.reference.rowsUsed, referenceFails ? qint64(0) : qint64(3)); // all or nothing
     QCOMPARE(t.workbench.rowsUsed, qint64(3));
     if (referenceFails) {
         QCOMPARE(t.reference.readFailure, QStringLiteral("field larger than field limit (131072)"));
@@ -624,6 +662,36 @@ void TestKernelTraceParser::fieldLimitVersusDecodeError()
     const KernelTrace t = parseKernelTraceFile(path, QStringLiteral("trace.csv"));
     QVERIFY(t.reference.readFailed);
     QCOMPARE(t.reference.wouldCrash, crash);
+}
+
+void TestKernelTraceParser::hugeValues_data()
+{
+    // Python's ints are unbounded; expectations checked with the reference module.
+    QTest::addColumn<QByteArray>("rows");
+    QTest::addColumn<bool>("failed");
+    QTest::addColumn<bool>("crash");
+    QTest::addColumn<qint64>("totalNs");
+    QTest::newRow("huge end minus huge start fits: 10^19 - 9999999999999997952 = 2048")
+        << QByteArray("\"a\",9.999999999999998e18,1e19,\n\"b\",1,5,\n") << false << false << qint64(2048 + 4);
+    QTest::newRow("a 10^19 duration, then an infinite one: OverflowError wins")
+        << QByteArray("\"a\",1,2,1e19\n\"b\",1,2,inf\n") << true << true << qint64(0);
+    QTest::newRow("a 10^19 duration: Python sums it, we cannot")
+        << QByteArray("\"a\",1,2,1e19\n\"b\",1,5,\n") << true << false << qint64(0);
+}
+
+void TestKernelTraceParser::hugeValues()
+{
+    QFETCH(QByteArray, rows);
+    QFETCH(bool, failed);
+    QFETCH(bool, crash);
+    QFETCH(qint64, totalNs);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("trace.csv"));
+    writeFile(path, QByteArray("\"KernelName\",\"BeginNs\",\"EndNs\",\"DurationNs\"\n") + rows);
+    const KernelTrace t = parseKernelTraceFile(path, QStringLiteral("trace.csv"));
+    QCOMPARE(t.reference.readFailed, failed);
+    QCOMPARE(t.reference.wouldCrash, crash);
+    QCOMPARE(t.reference.totalNs, totalNs);
 }
 
 void TestKernelTraceParser::tenMegabyteField()

@@ -2,6 +2,7 @@
 // plot's threshold line, done with mouse events, changes the thresholds, the budget chart and
 // table, the verdict and the panel, as computeWasteBudget says for the same inputs.
 
+#include "aboutinfo.h"
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "liveanalysis.h"
@@ -21,6 +22,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace goblin;
@@ -78,6 +80,7 @@ private slots:
     void undoMovesLinesBack();
     void searchIsDebounced();
     void profileSwitch();
+    void aboutNamesVersions();
 };
 
 void TestWorkbenchView::initialBudget()
@@ -224,6 +227,15 @@ void TestWorkbenchView::profileSwitch()
     QCOMPARE(d.view.budgetChartView()->budgetChart()->valueSeconds(3), 0.5);  // reference comm excess
     QTableView *table = d.view.kernelTable();
     QCOMPARE(table->model()->rowCount(table->rootIndex()), 4);
+}
+
+void TestWorkbenchView::aboutNamesVersions()
+{
+    QVERIFY(QRegularExpression(QStringLiteral("^\\d+\\.\\d+\\.\\d+$")).match(simdjsonVersion()).hasMatch());
+    const QString text = aboutText(QStringLiteral("9.8.7"));
+    QVERIFY(text.contains(QStringLiteral("9.8.7")));
+    QVERIFY(text.contains(QString::fromLatin1(qVersion())));
+    QVERIFY(text.contains(simdjsonVersion()));
 }
 
 QTEST_MAIN(TestWorkbenchView)

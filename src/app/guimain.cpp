@@ -4,6 +4,7 @@
 #include "settings.h"
 
 #include <QApplication>
+#include <QIcon>
 
 #ifndef GOBLIN_VERSION
 #define GOBLIN_VERSION "unknown"
@@ -18,6 +19,8 @@ int runGui(int &argc, char **argv, const QStringList &runDirs)
     QApplication::setApplicationName(QStringLiteral("goblin-workbench"));
     QApplication::setApplicationVersion(QStringLiteral(GOBLIN_VERSION));
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.goblinworkbench.GoblinWorkbench"));
+    // The installed hicolor icon (packaging/icons); without an install the window has the default.
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.goblinworkbench.GoblinWorkbench")));
 
     Settings settings;
     MainWindow window(&settings);

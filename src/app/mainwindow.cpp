@@ -71,7 +71,13 @@ MainWindow::MainWindow(Settings *settings, QWidget *parent)
     onCurrentRunChanged(-1);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Views first: they hold the session's models and are connected to its signals.
+    delete m_thresholdDock;
+    delete m_runDock;
+    delete takeCentralWidget();
+}
 
 void MainWindow::createActions()
 {

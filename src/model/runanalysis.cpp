@@ -338,6 +338,20 @@ void explainDifferences(RunAnalysis &run)
                          QStringLiteral("torch trace read from %1; the reference looks only for torch_profile.json")
                              .arg(torchFile)});
 
+    // The reference does not catch UnicodeDecodeError (nor OverflowError): on such input it
+    // stops with a traceback and the agent gets no RunMetrics at all.
+    const std::pair<QString, QString> failures[] = {
+        {traceFile, run.kernels.reference.readFailed ? run.kernels.reference.readFailure : QString()},
+        {torchFile, run.torch.reference.readFailed ? run.torch.reference.readFailure : QString()},
+        {run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath,
+         run.smi.reference.readFailed ? run.smi.reference.readFailure : QString()}};
+    for (const auto &[file, failure] : failures)
+        if (failure.contains(QLatin1String("UnicodeDecodeError")) || failure.contains(QLatin1String("crash")))
+            diags.push_back({Severity::Error, file, 0,
+                             QStringLiteral("the reference would crash on this file (%1), so the gpu-goblin agent gets "
+                                            "no metrics for this run; the reference profile shows the file as unread")
+                                 .arg(failure)});
+
     if (r.stepTimeS != w.stepTimeS)
         diags.push_back({Severity::Info, torchFile, 0,
                          QStringLiteral("step time %1 from %2; the reference reads %3 from %4")

@@ -1479,6 +1479,7 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
     out.referenceFileFound = true;  // Path.exists() is true for folders too
     if (info.isDir()) {
         out.reference.readFailed = true;
+        out.reference.fileUnreadable = true;
         out.reference.readFailure = QStringLiteral("[Errno 21] Is a directory: '%1'").arg(path);
         out.diagnostics.push_back({Severity::Error, displayName, 0,
                                    QStringLiteral("is a folder, not a file: no telemetry")});
@@ -1487,6 +1488,7 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         out.reference.readFailed = true;
+        out.reference.fileUnreadable = true;
         out.reference.readFailure = file.errorString();
         out.diagnostics.push_back({Severity::Error, displayName, 0,
                                    QStringLiteral("cannot be opened: %1").arg(file.errorString())});

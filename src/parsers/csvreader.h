@@ -11,7 +11,8 @@
 
 class QIODevice;
 
-namespace goblin {
+namespace goblin
+{
 
 /// Reads records from a device chunk by chunk (the file is never held whole in memory).
 /// Grammar, as Python's csv.reader with the default dialect and strict=False:
@@ -30,9 +31,9 @@ class CsvReader
 {
 public:
     struct Options {
-        bool stripUtf8Bom = true;       ///< false keeps the BOM in the first field, as Python's utf-8 codec does
-        qint64 chunkBytes = 4 << 20;    ///< read granularity
-        qint64 maxFieldBytes = 64 << 20;  ///< hard cap against memory blow-up; longer fields are truncated and flagged
+        bool stripUtf8Bom = true;        ///< false keeps the BOM in the first field, as Python's utf-8 codec does
+        qint64 chunkBytes = 4 << 20;     ///< read granularity
+        qint64 maxFieldBytes = 64 << 20; ///< hard cap against memory blow-up; longer fields are truncated and flagged
         /// Caps for garbage input (a binary file with no line end): a record keeps at most this
         /// many bytes of field content and this many fields; the rest is dropped and flagged.
         qint64 maxRecordBytes = 256 << 20;
@@ -52,15 +53,15 @@ public:
     /// end of the data (or after a read error, see errorString()).
     bool readRecord(std::vector<std::string_view> &fields);
 
-    qint64 recordStartLine() const;  ///< 1-based physical line where the last record started
-    qint64 recordEndLine() const;    ///< 1-based physical line where the last record ended
-    qint64 bytesConsumed() const;    ///< for progress reporting
+    qint64 recordStartLine() const; ///< 1-based physical line where the last record started
+    qint64 recordEndLine() const;   ///< 1-based physical line where the last record ended
+    qint64 bytesConsumed() const;   ///< for progress reporting
 
     /// First field longer than Python's csv.field_size_limit() (131072 characters), if any:
     /// the reference's reader raises csv.Error there and drops the whole file.
     bool exceededPythonFieldLimit() const;
     qint64 pythonFieldLimitLine() const;
-    qint64 pythonFieldLimitOffset() const;  ///< byte offset just past that field, -1 if none
+    qint64 pythonFieldLimitOffset() const; ///< byte offset just past that field, -1 if none
 
     /// The last record had a quoted field with text after its closing quote (`"a"b"`): the
     /// writer did not escape an embedded quote (rocprofv3 does this). -1 when none, else the
@@ -73,9 +74,9 @@ public:
     qint64 firstInvalidUtf8Offset() const;
     qint64 firstInvalidUtf8Line() const;
 
-    bool hadTruncatedField() const;  ///< a field hit Options::maxFieldBytes (or a record cap)
+    bool hadTruncatedField() const; ///< a field hit Options::maxFieldBytes (or a record cap)
     bool hadBom() const;
-    QString errorString() const;     ///< device read error, empty if none
+    QString errorString() const; ///< device read error, empty if none
 
 private:
     struct Private;

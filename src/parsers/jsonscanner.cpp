@@ -237,13 +237,17 @@ const char *JsonScanner::fastContainer(const char *p, const char *end, const cha
             reachedEnd = true;                                                                                 \
             goto giveUp;                                                                                       \
         }                                                                                                      \
-        const char w = *p;                                                                                     \
+        const unsigned char w = static_cast<unsigned char>(*p);                                                \
+        if (w > ' ')                                                                                           \
+            break;                                                                                             \
         if (w == ' ' || w == '\t' || w == '\r') {                                                              \
             ++p;                                                                                               \
         } else if (w == '\n') {                                                                                \
             ++p;                                                                                               \
             ++line;                                                                                            \
             lineStart = m_base + (p - data);                                                                   \
+            while (end - p >= 8 && std::memcmp(p, "        ", 8) == 0) /* indentation */                     \
+                p += 8;                                                                                        \
         } else {                                                                                               \
             break;                                                                                             \
         }                                                                                                      \
@@ -585,7 +589,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                 m_state = State::Escape;
             } else {
                 failAt("Invalid control character at", q, data);
-                return Status::Error;
+                goto stopped;
             }
             break;
         }
@@ -601,7 +605,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                 break;
             default:
                 fail("Invalid \\escape", m_markOffset, m_markLine, m_markColumn);
-                return Status::Error;
+                goto stopped;
             }
             if (m_stringIsRootKey)
                 m_key.push_back(c);
@@ -612,7 +616,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
             const char c = *p;
             if (!isHex(c)) {
                 fail("Invalid \\uXXXX escape", m_markOffset + 1, m_markLine, m_markColumn + 1);  // at the 'u', as Python
-                return Status::Error;
+                goto stopped;
             }
             if (m_stringIsRootKey)
                 m_key.push_back(c);
@@ -644,7 +648,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                         ended = true;
                     } else {
                         fail("Expecting value", m_literalStart, m_literalLine, m_literalColumn);
-                        return Status::Error;
+                        goto stopped;
                     }
                     break;
                 case NumberState::Int:
@@ -668,7 +672,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                         // Python's number pattern stops before the '.', so that is where it complains.
                         fail(m_stack.empty() ? "Extra data" : "Expecting ',' delimiter", m_markOffset, m_markLine,
                              m_markColumn);
-                        return Status::Error;
+                        goto stopped;
                     }
                     m_numberState = NumberState::Frac;
                     ++p;
@@ -698,7 +702,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                     if (!isDigit(*p)) {
                         fail(m_stack.empty() ? "Extra data" : "Expecting ',' delimiter", m_markOffset, m_markLine,
                              m_markColumn);
-                        return Status::Error;
+                        goto stopped;
                     }
                     m_numberState = NumberState::ExpDigits;
                     ++p;
@@ -719,7 +723,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
             while (p < end && *m_literal) {
                 if (*p != *m_literal) {
                     fail("Expecting value", m_literalStart, m_literalLine, m_literalColumn);
-                    return Status::Error;
+                    goto stopped;
                 }
                 ++p;
                 ++m_literal;
@@ -740,7 +744,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                 closeContainer(m_base + (p - data));
             } else {
                 failAt("Expecting ',' delimiter", p, data);
-                return Status::Error;
+                goto stopped;
             }
             break;
         }
@@ -764,7 +768,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                 closeContainer(m_base + (p - data));
             } else {
                 failAt("Expecting property name enclosed in double quotes", p, data);
-                return Status::Error;
+                goto stopped;
             }
             break;
         }
@@ -772,7 +776,7 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
             GOBLIN_SKIP_WS
             if (*p != ':') {
                 failAt("Expecting ':' delimiter", p, data);
-                return Status::Error;
+                goto stopped;
             }
             ++p;
             m_state = State::Value;
@@ -785,29 +789,36 @@ JsonScanner::Status JsonScanner::feed(const char *data, size_t size)
                 closeContainer(m_base + (p - data));
                 break;
             }
-            p = beginValue(*p, p, end, data);
-            if (!p)
-                return Status::Error;
+            if (const char *next = beginValue(*p, p, end, data))
+                p = next;
+            else
+                goto stopped;
             break;
         }
         case State::Root:
         case State::Value: {
             GOBLIN_SKIP_WS
-            p = beginValue(*p, p, end, data);
-            if (!p)
-                return Status::Error;
+            if (const char *next = beginValue(*p, p, end, data))
+                p = next;
+            else
+                goto stopped;
             break;
         }
         case State::Done: {
             GOBLIN_SKIP_WS
             failAt("Extra data", p, data);
-            return Status::Error;
+            goto stopped;
         }
         }
     }
 #undef GOBLIN_SKIP_WS
     m_offset = m_base + qint64(size);
     return Status::Ok;
+
+stopped:
+    m_stopOffset = m_base + (p - data);
+    m_stopLine = m_line;
+    return Status::Error;
 }
 
 JsonScanner::Status JsonScanner::finish()

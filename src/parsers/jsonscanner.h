@@ -58,6 +58,10 @@ public:
     bool errorIsDepthLimit() const { return m_errorIsDepthLimit; }
 
     qint64 offset() const { return m_offset; }
+    /// Where feed() stopped at an error (the byte it could not accept) and that byte's line; the
+    /// error itself may be reported earlier (at a string's start, a '.', a backslash).
+    qint64 stopOffset() const { return m_stopOffset; }
+    qint64 stopLine() const { return m_stopLine; }
     qint64 line() const { return m_line; }
     /// Deepest nesting seen (containers open at once).
     size_t maxDepthSeen() const { return m_maxDepthSeen; }
@@ -127,6 +131,7 @@ private:
 
     std::string m_errorMessage;
     qint64 m_errorOffset = 0, m_errorLine = 0, m_errorColumn = 0;
+    qint64 m_stopOffset = 0, m_stopLine = 0;
 };
 
 } // namespace goblin

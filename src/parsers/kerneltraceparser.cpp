@@ -15,9 +15,11 @@
 #include <deque>
 #include <optional>
 
-namespace goblin {
+namespace goblin
+{
 
-namespace {
+namespace
+{
 
 const QString kTraceFileName = QStringLiteral("trace.csv");
 const QString kFormat = QStringLiteral("kernel-trace-csv");
@@ -35,6 +37,41 @@ constexpr int kMaxPreambleLines = 10;
 // Interning
 
 __extension__ typedef unsigned __int128 Uint128;
+__extension__ typedef __int128 Int128;
+
+/// int(float(text)) as Python computes it, in 128 bits.
+struct PyInt {
+    enum class Status { Ok, ValueError, Infinite, Huge };
+    Status status = Status::ValueError;
+    Int128 value = 0;
+};
+
+PyInt pythonInt128(std::string_view text)
+{
+    PyInt out;
+    bool overflow = false;
+    const std::optional<long long> v = pythonIntOfFloat(text, &overflow);
+    if (v) {
+        out.status = PyInt::Status::Ok;
+        out.value = *v;
+        return out;
+    }
+    if (!overflow)
+        return out; // ValueError (syntax or NaN)
+    const double f = *pythonFloat(text);
+    if (std::isinf(f)) {
+        out.status = PyInt::Status::Infinite;
+        return out;
+    }
+    const double t = std::trunc(f);
+    if (std::fabs(t) >= 0x1p126) { // a timing value past 1e37 ns: not worth big-integer code
+        out.status = PyInt::Status::Huge;
+        return out;
+    }
+    out.status = PyInt::Status::Ok;
+    out.value = static_cast<Int128>(t); // exact: t is an integer below 2^126
+    return out;
+}
 
 inline std::uint64_t mix64(std::uint64_t a, std::uint64_t b)
 {
@@ -125,7 +162,7 @@ public:
 private:
     struct Slot {
         std::uint64_t hash = 0;
-        std::uint32_t id = 0;  // 1-based; 0 = empty
+        std::uint32_t id = 0; // 1-based; 0 = empty
     };
 
     void grow()
@@ -245,7 +282,10 @@ struct Accumulator {
 // ---------------------------------------------------------------------------------------------
 // Header helpers
 
-QString fromUtf8(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+QString fromUtf8(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 
 /// Header names as Python sees them: with keepBom the UTF-8 BOM stays in the first name as
 /// U+FEFF (the reference opens the file as plain utf-8).
@@ -286,7 +326,10 @@ QString shown(std::string_view raw)
     return QLatin1Char('\'') + out + QLatin1Char('\'');
 }
 
-QString describeMb(qint64 bytes) { return QString::number(double(bytes) / (1 << 20), 'f', 1) + QStringLiteral(" MB"); }
+QString describeMb(qint64 bytes)
+{
+    return QString::number(double(bytes) / (1 << 20), 'f', 1) + QStringLiteral(" MB");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Layouts
@@ -295,10 +338,10 @@ enum class Timing { EndMinusStart, StartPlusDuration, DurationOnly };
 
 /// How the workbench reads one file, decided from its header.
 struct Layout {
-    bool recognised = false;  ///< a header we know (kernel trace or a refused lookalike)
-    bool usable = false;      ///< rows are read
+    bool recognised = false; ///< a header we know (kernel trace or a refused lookalike)
+    bool usable = false;     ///< rows are read
     QString dialect;
-    QString problem;          ///< why the rows are not read
+    QString problem; ///< why the rows are not read
     int name = -1;
     int start = -1;
     int end = -1;
@@ -354,8 +397,8 @@ Layout detectLayout(const QStringList &header, const QString &fileName)
                       QStringLiteral("a memory allocation trace, not kernel dispatches; not read as a kernel trace"));
 
     auto choose = [&](const QString &role, const ResolvedColumn &c, const QString &unit) {
-        l.columns.push_back({role, c.name,
-                             QStringLiteral("exact column name '%1' of the %2 layout").arg(c.name, l.dialect), unit});
+        l.columns.push_back(
+            {role, c.name, QStringLiteral("exact column name '%1' of the %2 layout").arg(c.name, l.dialect), unit});
     };
 
     if (has("start (ns)") && has("duration (ns)") && has("name")) {
@@ -419,17 +462,21 @@ Layout detectLayout(const QStringList &header, const QString &fileName)
             l.dialect = QStringLiteral("rocprofv3 ROCm 6.2");
             expected = 16;
         }
-        l.dialect += count == expected ? QStringLiteral(" (%1 columns)").arg(count)
-                                       : QStringLiteral(" (%1 columns; that release writes %2)").arg(count).arg(expected);
+        l.dialect += count == expected
+                         ? QStringLiteral(" (%1 columns)").arg(count)
+                         : QStringLiteral(" (%1 columns; that release writes %2)").arg(count).arg(expected);
     } else if (v3Timestamps && has("dispatchns")) {
-        l.dialect = QStringLiteral("rocprofiler-compute timestamps.csv (renamed rocprof columns, %1 columns)").arg(count);
+        l.dialect =
+            QStringLiteral("rocprofiler-compute timestamps.csv (renamed rocprof columns, %1 columns)").arg(count);
     } else if (v3Timestamps && has("gpu_id")) {
-        l.dialect = fileName.compare(QLatin1String("timestamps.csv"), Qt::CaseInsensitive) == 0
-                        ? QStringLiteral("rocprofiler-compute timestamps.csv (rocprofv2 columns, %1 columns)").arg(count)
-                        : QStringLiteral("rocprofv2 kernel trace (file plugin, %1 columns)").arg(count);
+        l.dialect =
+            fileName.compare(QLatin1String("timestamps.csv"), Qt::CaseInsensitive) == 0
+                ? QStringLiteral("rocprofiler-compute timestamps.csv (rocprofv2 columns, %1 columns)").arg(count)
+                : QStringLiteral("rocprofv2 kernel trace (file plugin, %1 columns)").arg(count);
     } else if (v1Timestamps) {
-        l.dialect = has("durationns") ? QStringLiteral("rocprof v1 results.csv, trace mode (%1 columns)").arg(count)
-                                      : QStringLiteral("rocprof v1-style results (BeginNs/EndNs, %1 columns)").arg(count);
+        l.dialect = has("durationns")
+                        ? QStringLiteral("rocprof v1 results.csv, trace mode (%1 columns)").arg(count)
+                        : QStringLiteral("rocprof v1-style results (BeginNs/EndNs, %1 columns)").arg(count);
     } else if (v3Timestamps) {
         l.dialect = QStringLiteral("kernel trace with Start_Timestamp/End_Timestamp (unrecognised variant, %1 columns)")
                         .arg(count);
@@ -487,9 +534,11 @@ struct ReferencePlan {
     int duration = -1;
     int agent = -1;
     enum class Event { None, FieldLimit, Overflow, BeyondInt64 };
-    Event event = Event::None;
+    Event event = Event::None; ///< what stops Python's loop (BeyondInt64 never does)
+    qint64 beyondLine = 0;     ///< first value Python keeps as a big integer we cannot hold
+    QString beyondText;
     qint64 eventLine = 0;
-    qint64 eventRecordEnd = 0;  ///< byte offset after the record where the event happened
+    qint64 eventRecordEnd = 0; ///< byte offset after the record where the event happened
     QString eventText;
 };
 
@@ -597,7 +646,8 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     const QFileInfo fileInfo(path);
 
     if (fileInfo.isDir()) {
-        diags.push_back({Severity::Error, rel, 0, QStringLiteral("is a folder, not a file: no kernel trace can be read from it")});
+        diags.push_back(
+            {Severity::Error, rel, 0, QStringLiteral("is a folder, not a file: no kernel trace can be read from it")});
         if (doReference)
             failReference(QStringLiteral("[Errno 21] Is a directory: %1").arg(pythonRepr(path)), 0, false);
         info.dialect = QStringLiteral("folder");
@@ -621,7 +671,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     info.sizeBytes = file.size();
 
     CsvReader::Options options;
-    options.stripUtf8Bom = false;  // the reference keeps the BOM in its first header name
+    options.stripUtf8Bom = false; // the reference keeps the BOM in its first header name
     options.chunkBytes = kChunkBytes;
     options.validateUtf8 = true;
     CsvReader reader(&file, options);
@@ -651,28 +701,31 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     if (doReference) {
         ref.active = true;
         const QStringList header = headerNames(fields, true);
-        const ResolvedColumn name = resolveReferenceColumn(
-            header, {QStringLiteral("KernelName"), QStringLiteral("Kernel_Name"), QStringLiteral("kernel_name"),
-                     QStringLiteral("Name")});
-        const ResolvedColumn start = resolveReferenceColumn(
-            header, {QStringLiteral("BeginNs"), QStringLiteral("start_ns"), QStringLiteral("BeginNS"), QStringLiteral("Start")});
-        const ResolvedColumn end = resolveReferenceColumn(
-            header, {QStringLiteral("EndNs"), QStringLiteral("end_ns"), QStringLiteral("EndNS"), QStringLiteral("End")});
+        const ResolvedColumn name =
+            resolveReferenceColumn(header, {QStringLiteral("KernelName"), QStringLiteral("Kernel_Name"),
+                                            QStringLiteral("kernel_name"), QStringLiteral("Name")});
+        const ResolvedColumn start =
+            resolveReferenceColumn(header, {QStringLiteral("BeginNs"), QStringLiteral("start_ns"),
+                                            QStringLiteral("BeginNS"), QStringLiteral("Start")});
+        const ResolvedColumn end = resolveReferenceColumn(header, {QStringLiteral("EndNs"), QStringLiteral("end_ns"),
+                                                                   QStringLiteral("EndNS"), QStringLiteral("End")});
         const ResolvedColumn duration = resolveReferenceColumn(
             header, {QStringLiteral("DurationNs"), QStringLiteral("duration_ns"), QStringLiteral("Duration")});
         ref.name = name.index;
         ref.start = start.index;
         ref.end = end.index;
         ref.duration = duration.index;
-        ref.agent = resolveExactColumn(headerNames(fields, false), {QStringLiteral("Agent_Id"), QStringLiteral("gpu-id"),
-                                                                   QStringLiteral("GPU_ID"), QStringLiteral("Device")})
-                        .index;
+        ref.agent =
+            resolveExactColumn(headerNames(fields, false), {QStringLiteral("Agent_Id"), QStringLiteral("gpu-id"),
+                                                            QStringLiteral("GPU_ID"), QStringLiteral("Device")})
+                .index;
         info.referenceColumns.push_back({QStringLiteral("kernel_name"), name.name, name.reason(), QString()});
         info.referenceColumns.push_back({QStringLiteral("start"), start.name, start.reason(), QStringLiteral("ns")});
         info.referenceColumns.push_back({QStringLiteral("end"), end.name, end.reason(), QStringLiteral("ns")});
         info.referenceColumns.push_back({QStringLiteral("duration"), duration.name,
-                                         duration.found() ? duration.reason() + QStringLiteral("; used when the cell is not empty")
-                                                          : duration.reason(),
+                                         duration.found()
+                                             ? duration.reason() + QStringLiteral("; used when the cell is not empty")
+                                             : duration.reason(),
                                          QStringLiteral("ns")});
     }
 
@@ -705,11 +758,16 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     DiagnosticLimiter badNumber(diags, rel, QStringLiteral("unreadable timing values"));
     DiagnosticLimiter hugeField(diags, rel, QStringLiteral("a field over 10 MB"));
     qint64 negativeRows = 0, zeroRows = 0, memcpyRows = 0;
+    qint64 repeatedHeaders = 0, repeatedHeaderLine = 0;
     qint64 floatLine = 0;
     QString floatExample;
     qint64 wbRowsRead = 0, wbSkipped = 0;
     int headerCount = int(wbHeader.size());
     int maxNeeded = std::max({layout.name, layout.start, layout.end, layout.duration});
+    auto headerNameBytes = [&] {
+        return layout.name >= 0 && layout.name < wbHeader.size() ? wbHeader[layout.name].toStdString() : std::string();
+    };
+    std::string wbHeaderName = headerNameBytes();
 
     qint64 nextProgress = kProgressStepBytes;
     qint64 previousConsumed = reader.bytesConsumed();
@@ -738,7 +796,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         const qint64 recordBytes = consumed - previousConsumed;
         previousConsumed = consumed;
         if (fields.empty())
-            continue;  // csv.DictReader skips blank lines, and so does the workbench
+            continue; // csv.DictReader skips blank lines, and so does the workbench
         rowNameColumn = -1;
         const qint64 line = reader.recordStartLine();
 
@@ -760,21 +818,38 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                 if (name.empty()) {
                     ++r.rowsSkippedNoName;
                 } else {
-                    qint64 duration = 0;
+                    // Python ints are unbounded: compute in 128 bits, so a huge end minus a
+                    // huge start still gives the right duration; only a duration (or total)
+                    // beyond 64 bits cannot be followed.
+                    Int128 duration = 0;
                     bool unreadable = false;
-                    std::optional<long long> startValue, endValue;
-                    bool parsedTimestamps = false;
-                    auto convert = [&](const std::string_view &text, std::optional<long long> &out) {
-                        bool overflow = false;
-                        out = pythonIntOfFloat(text, &overflow);
-                        if (overflow) {
-                            const auto f = pythonFloat(text);
-                            ref.stopped = true;
-                            ref.event = f && std::isinf(*f) ? ReferencePlan::Event::Overflow
-                                                            : ReferencePlan::Event::BeyondInt64;
-                            ref.eventLine = line;
-                            ref.eventRecordEnd = consumed;
-                            ref.eventText = shown(text);
+                    bool beyondRow = false;
+                    auto event = [&](ReferencePlan::Event e, std::string_view text) {
+                        if (e == ReferencePlan::Event::BeyondInt64) {
+                            // Python goes on with its big integer; a later crash or csv.Error
+                            // still decides the outcome, so keep reading.
+                            beyondRow = true;
+                            if (ref.beyondLine == 0) {
+                                ref.beyondLine = line;
+                                ref.beyondText = shown(text);
+                            }
+                            return;
+                        }
+                        ref.stopped = true;
+                        ref.event = e;
+                        ref.eventLine = line;
+                        ref.eventRecordEnd = consumed;
+                        ref.eventText = shown(text);
+                    };
+                    // int(float(text)): false when the reference stops (OverflowError on inf).
+                    auto convert = [&](std::string_view text, PyInt &out) {
+                        out = pythonInt128(text);
+                        if (out.status == PyInt::Status::Infinite) {
+                            event(ReferencePlan::Event::Overflow, text);
+                            return false;
+                        }
+                        if (out.status == PyInt::Status::Huge) {
+                            event(ReferencePlan::Event::BeyondInt64, text);
                             return false;
                         }
                         return true;
@@ -783,49 +858,42 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                     const std::string_view *startCell = cell(ref.start);
                     const std::string_view *endCell = cell(ref.end);
                     if (durCell && !durCell->empty()) {
-                        std::optional<long long> v;
+                        PyInt v;
                         if (convert(*durCell, v)) {
-                            if (v)
-                                duration = *v;
+                            if (v.status == PyInt::Status::Ok)
+                                duration = v.value;
                             else
                                 unreadable = true;
                         }
                     } else if (startCell && endCell && !startCell->empty() && !endCell->empty()) {
                         // int(float(end)) - int(float(start)): end is converted first.
-                        parsedTimestamps = true;
+                        PyInt endValue, startValue;
                         if (convert(*endCell, endValue)) {
-                            if (!endValue) {
+                            if (endValue.status != PyInt::Status::Ok) {
                                 unreadable = true;
                             } else if (convert(*startCell, startValue)) {
-                                if (!startValue) {
+                                if (startValue.status != PyInt::Status::Ok)
                                     unreadable = true;
-                                } else {
-                                    long long d = 0;
-                                    if (__builtin_sub_overflow(*endValue, *startValue, &d)) {
-                                        ref.stopped = true;
-                                        ref.event = ReferencePlan::Event::BeyondInt64;
-                                        ref.eventLine = line;
-                                        ref.eventRecordEnd = consumed;
-                                        ref.eventText = shown(*endCell);
-                                    } else {
-                                        duration = qint64(d);
-                                    }
-                                }
+                                else if (__builtin_sub_overflow(endValue.value, startValue.value, &duration))
+                                    event(ReferencePlan::Event::BeyondInt64, *endCell);
                             }
                         }
                     }
-                    if (!ref.stopped) {
+                    if (!ref.stopped && !beyondRow && !unreadable && duration > 0 &&
+                        (duration > LLONG_MAX || r.totalNs > LLONG_MAX - qint64(duration)))
+                        event(ReferencePlan::Event::BeyondInt64, durCell && !durCell->empty() ? *durCell : *endCell);
+                    // A row Python keeps with a big integer cannot be represented; the reading
+                    // fails at the end unless a crash or csv.Error comes first.
+                    if (!ref.stopped && !beyondRow) {
                         if (unreadable) {
                             ++r.rowsSkippedUnreadable;
                         } else if (duration <= 0) {
                             ++r.rowsSkippedNonPositive;
                         } else {
-                            m_ref.use(nameId(ref.name, name), duration);
+                            m_ref.use(nameId(ref.name, name), qint64(duration));
                             if (startCell && endCell) {
-                                if (!parsedTimestamps) {
-                                    startValue = pythonIntOfFloat(*startCell);
-                                    endValue = pythonIntOfFloat(*endCell);
-                                }
+                                const std::optional<long long> startValue = pythonIntOfFloat(*startCell);
+                                const std::optional<long long> endValue = pythonIntOfFloat(*endCell);
                                 if (startValue && endValue)
                                     m_ref.span(*startValue, *endValue);
                             }
@@ -849,6 +917,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                 wbHeaderLine = line;
                 wbSearching = false;
                 headerCount = int(wbHeader.size());
+                wbHeaderName = headerNameBytes();
                 maxNeeded = std::max({layout.name, layout.start, layout.end, layout.duration});
                 diags.push_back({Severity::Info, rel, line,
                                  QStringLiteral("the header starts at line %1; the %2 line(s) before it (banner text "
@@ -868,7 +937,8 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                 if (qint64(fields[i].size()) > kHugeFieldBytes) {
                     hugeField.add(line, QStringLiteral("field %1 (%2) is %3 long")
                                             .arg(i + 1)
-                                            .arg(i < size_t(wbHeader.size()) ? wbHeader[qsizetype(i)] : QStringLiteral("past the header"),
+                                            .arg(i < size_t(wbHeader.size()) ? wbHeader[qsizetype(i)]
+                                                                             : QStringLiteral("past the header"),
                                                  describeMb(qint64(fields[i].size()))));
                     break;
                 }
@@ -918,6 +988,19 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
             ++wbSkipped;
             continue;
         }
+        if (fieldCount == headerCount && fields[size_t(layout.name)] == wbHeaderName) {
+            // Concatenated per-process files leave their header lines mid-file.
+            bool same = true;
+            for (int i = 0; i < fieldCount && same; ++i)
+                same = fromUtf8(fields[size_t(i)]) == wbHeader[i];
+            if (same) {
+                if (repeatedHeaderLine == 0)
+                    repeatedHeaderLine = line;
+                ++repeatedHeaders;
+                ++wbSkipped;
+                continue;
+            }
+        }
         qint64 startNs = 0, endNs = 0, durationNs = 0;
         bool haveSpan = false;
         auto number = [&](int column, const QString &columnName, qint64 &out) {
@@ -940,7 +1023,9 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
             if (ok) {
                 long long d = 0;
                 if (__builtin_sub_overflow(endNs, startNs, &d)) {
-                    badNumber.add(line, QStringLiteral("%1 - %2 is out of range; row skipped").arg(layout.endName, layout.startName));
+                    badNumber.add(
+                        line,
+                        QStringLiteral("%1 - %2 is out of range; row skipped").arg(layout.endName, layout.startName));
                     ok = false;
                 } else {
                     durationNs = qint64(d);
@@ -949,11 +1034,13 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
             }
             break;
         case Timing::StartPlusDuration:
-            ok = number(layout.start, layout.startName, startNs) && number(layout.duration, layout.durationName, durationNs);
+            ok = number(layout.start, layout.startName, startNs) &&
+                 number(layout.duration, layout.durationName, durationNs);
             if (ok) {
                 long long e = 0;
                 if (__builtin_add_overflow(startNs, durationNs, &e)) {
-                    badNumber.add(line, QStringLiteral("%1 + %2 is out of range; row skipped").arg(layout.startName, layout.durationName));
+                    badNumber.add(line, QStringLiteral("%1 + %2 is out of range; row skipped")
+                                            .arg(layout.startName, layout.durationName));
                     ok = false;
                 } else {
                     endNs = qint64(e);
@@ -1000,7 +1087,8 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         const qint64 badUtf8 = reader.firstInvalidUtf8Offset();
         bool decodeFirst = badUtf8 >= 0;
         if (decodeFirst && ref.event != ReferencePlan::Event::None) {
-            const qint64 decodedUpTo = (ref.eventRecordEnd + kPythonDecodeChunk - 1) / kPythonDecodeChunk * kPythonDecodeChunk;
+            const qint64 decodedUpTo =
+                (ref.eventRecordEnd + kPythonDecodeChunk - 1) / kPythonDecodeChunk * kPythonDecodeChunk;
             decodeFirst = badUtf8 < decodedUpTo;
         }
         if (decodeFirst) {
@@ -1025,12 +1113,12 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                              QStringLiteral("timing value %1 is infinite: the reference would stop with OverflowError "
                                             "here")
                                  .arg(ref.eventText)});
-        } else if (ref.event == ReferencePlan::Event::BeyondInt64) {
-            failReference(QStringLiteral("a timing value at line %1 (%2) is beyond the 64-bit range; the reference's "
-                                         "arithmetic on it cannot be reproduced")
-                              .arg(ref.eventLine)
-                              .arg(ref.eventText),
-                          ref.eventLine, false);
+        } else if (ref.beyondLine > 0) {
+            failReference(QStringLiteral("a duration at line %1 (from %2) or the running total is beyond the 64-bit "
+                                         "range; the reference's arithmetic on it cannot be reproduced")
+                              .arg(ref.beyondLine)
+                              .arg(ref.beyondText),
+                          ref.beyondLine, false);
         }
         if (m_trace.reference.readFailed)
             m_ref.clearStats();
@@ -1046,16 +1134,17 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                                  .arg(reader.firstInvalidUtf8Line())});
         }
         if (!layout.recognised) {
-            diags.push_back({Severity::Error, rel, wbHeaderLine,
-                             firstRecordBinary
-                                 ? QStringLiteral("does not look like a CSV file (binary or non-UTF-8 bytes in the first "
-                                                  "line); no kernel trace read")
-                                 : QStringLiteral("no recognisable kernel-trace header (first line %1); no kernel trace "
-                                                  "read")
-                                       .arg(firstLineText)});
+            diags.push_back(
+                {Severity::Error, rel, wbHeaderLine,
+                 firstRecordBinary
+                     ? QStringLiteral("does not look like a CSV file (binary or non-UTF-8 bytes in the first "
+                                      "line); no kernel trace read")
+                     : QStringLiteral("no recognisable kernel-trace header (first line %1); no kernel trace "
+                                      "read")
+                           .arg(firstLineText)});
         } else if (!layout.usable) {
-            diags.push_back({Severity::Warning, rel, wbHeaderLine,
-                             QStringLiteral("%1 (%2)").arg(layout.problem, layout.dialect)});
+            diags.push_back(
+                {Severity::Warning, rel, wbHeaderLine, QStringLiteral("%1 (%2)").arg(layout.problem, layout.dialect)});
         } else if (wbRowsRead == 0) {
             diags.push_back({Severity::Warning, rel, wbHeaderLine,
                              QStringLiteral("has a header (%1) but no data rows").arg(layout.dialect)});
@@ -1066,11 +1155,18 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         noName.flush();
         badNumber.flush();
         hugeField.flush();
+        if (repeatedHeaders > 0)
+            diags.push_back({Severity::Warning, rel, repeatedHeaderLine,
+                             QStringLiteral("%1 repeated header line(s), first at line %2 (several traces "
+                                            "concatenated into one file?); skipped")
+                                 .arg(repeatedHeaders)
+                                 .arg(repeatedHeaderLine)});
         if (memcpyRows > 0)
-            diags.push_back({Severity::Info, rel, 0,
-                             QStringLiteral("%1 memory copy/set rows ([CUDA memcpy ...], [CUDA memset]) are not kernels "
-                                            "and were skipped")
-                                 .arg(memcpyRows)});
+            diags.push_back(
+                {Severity::Info, rel, 0,
+                 QStringLiteral("%1 memory copy/set rows ([CUDA memcpy ...], [CUDA memset]) are not kernels "
+                                "and were skipped")
+                     .arg(memcpyRows)});
         if (floatLine > 0)
             diags.push_back({Severity::Warning, rel, floatLine,
                              QStringLiteral("timestamps are written in floating-point notation (%1 at line %2), as "
@@ -1086,8 +1182,8 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                              QStringLiteral("%1 rows with %2 were skipped").arg(negativeRows).arg(what)});
         }
         if (zeroRows > 0)
-            diags.push_back({Severity::Warning, rel, 0,
-                             QStringLiteral("%1 rows with zero duration were skipped").arg(zeroRows)});
+            diags.push_back(
+                {Severity::Warning, rel, 0, QStringLiteral("%1 rows with zero duration were skipped").arg(zeroRows)});
         info.dialect = layout.recognised ? layout.dialect : QStringLiteral("unrecognised");
         info.workbenchColumns = layout.columns;
         info.rowsRead = wbRowsRead;
@@ -1127,8 +1223,8 @@ QString otherCandidates(const QDir &dir)
     auto scan = [&](const QDir &d, const QString &prefix) {
         for (const QFileInfo &fi : d.entryInfoList(csvFilter, QDir::Files, QDir::Name))
             csvs << prefix + fi.fileName();
-        for (const QFileInfo &fi : d.entryInfoList({QStringLiteral("*_results.db"), QStringLiteral("*.rpd")}, QDir::Files,
-                                                   QDir::Name))
+        for (const QFileInfo &fi :
+             d.entryInfoList({QStringLiteral("*_results.db"), QStringLiteral("*.rpd")}, QDir::Files, QDir::Name))
             dbs << prefix + fi.fileName();
     };
     scan(dir, QString());

@@ -6,7 +6,8 @@
 #include <optional>
 #include <string_view>
 
-namespace goblin {
+namespace goblin
+{
 
 /// Python's `float(s)`: surrounding whitespace, sign, digits with single underscores between
 /// them, decimal point, exponent, `inf`/`infinity`/`nan` in any case. Correctly rounded.
@@ -29,7 +30,7 @@ struct StrictNumber {
     Status status = Status::Empty;
     double value = 0.0;
     bool isInteger = false;
-    long long integer = 0;  ///< valid when isInteger
+    long long integer = 0; ///< valid when isInteger
 };
 StrictNumber strictNumber(std::string_view text);
 

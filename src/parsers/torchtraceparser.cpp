@@ -40,7 +40,9 @@ constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 constexpr size_t kSimdjsonMaxDepth = 1024;
 /// Deepest nesting that Python 3.11's json module decodes when called from the reference through
 /// oracle.py (994 levels raise RecursionError, which the reference does not catch). Measured; the
-/// exact value moves by a level or two with the caller's stack depth.
+/// exact value moves by a level or two with the caller's stack depth. Not modelled: a syntax error
+/// raised one or two levels below that depth also ends in RecursionError (while Python builds the
+/// JSONDecodeError); the reference then crashes where this reading reports the JSON error.
 constexpr size_t kPythonMaxNesting = 993;
 
 const QString kTorchFile = QStringLiteral("torch_profile.json");
@@ -745,6 +747,7 @@ private:
     qint64 m_bufBase = 0;
     size_t m_len = 0;
     qint64 m_docSkip = 0;  // a UTF-8 BOM the workbench skips
+    qint64 m_lineAtBase = 1;  // line of the byte at m_bufBase, kept once the scanner has stopped
 
     qint64 m_utf8From = 0;           // absolute offset of the first byte not yet UTF-8 checked
     qint64 m_invalidUtf8Bytes = 0;
@@ -992,13 +995,18 @@ void TraceReader::checkUtf8(bool eof)
             const qint64 offset = m_utf8From + qint64(i);
             if (m_firstInvalidUtf8Offset < 0) {
                 m_firstInvalidUtf8Offset = offset;
-                // The scanner has counted lines up to the start of this round's new data.
-                const qint64 scanned = m_scanner.offset();
-                qint64 line = m_scanner.line();
-                if (offset >= scanned)
-                    line += std::count(at(scanned), at(offset), '\n');
-                else
-                    line -= std::count(at(offset), at(scanned), '\n');
+                qint64 line;
+                if (m_scanner.failed()) {
+                    line = m_lineAtBase + std::count(at(m_bufBase), at(offset), '\n');
+                } else {
+                    // The scanner has counted lines up to the start of this round's new data.
+                    const qint64 scanned = m_scanner.offset();
+                    line = m_scanner.line();
+                    if (offset >= scanned)
+                        line += std::count(at(scanned), at(offset), '\n');
+                    else
+                        line -= std::count(at(offset), at(scanned), '\n');
+                }
                 m_firstInvalidUtf8Line = line;
                 const size_t bad = std::max<size_t>(1, std::min(k, length - i));
                 const bool endOfData = eof && need > 0 && i + k >= length;
@@ -1346,8 +1354,13 @@ void TraceReader::run()
         const qint64 newFrom = m_bufBase + qint64(m_len);
         m_len += n;
         checkUtf8(eof);
-        if (n > 0 && !m_scanner.failed())
-            m_scanner.feed(at(newFrom), n);
+        if (n > 0 && !m_scanner.failed()) {
+            if (m_scanner.feed(at(newFrom), n) == JsonScanner::Status::Error) {
+                // From here on the rest of the file is only checked for UTF-8 (Python decodes the
+                // whole file before parsing), so lines are counted here instead of by the scanner.
+                m_lineAtBase = m_scanner.stopLine() - std::count(at(m_bufBase), at(m_scanner.stopOffset()), '\n');
+            }
+        }
         processEvents();
         const qint64 dataEnd = m_bufBase + qint64(m_len);
         if (m_openCapture >= 0)
@@ -1361,12 +1374,12 @@ void TraceReader::run()
                 return;
             }
         }
-        if (m_scanner.failed())
-            break;
         qint64 keep = dataEnd;
-        if (m_inEvent && !m_dropEvent)
+        if (m_inEvent && !m_dropEvent && !m_scanner.failed())
             keep = std::min(keep, m_current.begin);
         keep = std::min(keep, m_utf8From);
+        if (m_scanner.failed())
+            m_lineAtBase += std::count(at(m_bufBase), at(keep), '\n');
         const size_t kept = size_t(dataEnd - keep);
         if (kept > 0)
             std::memmove(m_buf.get() + 1, at(keep), kept);

@@ -12,8 +12,23 @@
 #include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
+#include <cmath>
 
 namespace goblin {
+
+namespace {
+
+/// 1, 2 or 5 times a power of ten, at least `rough`: round tick intervals.
+double niceInterval(double rough)
+{
+    if (!(rough > 0.0))
+        return 1.0;
+    const double power = std::pow(10.0, std::floor(std::log10(rough)));
+    const double mantissa = rough / power;
+    return (mantissa <= 1.0 ? 1.0 : mantissa <= 2.0 ? 2.0 : mantissa <= 5.0 ? 5.0 : 10.0) * power;
+}
+
+} // namespace
 
 BudgetChart::BudgetChart(QGraphicsItem *parent)
     : QChart(parent)
@@ -56,14 +71,17 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
     addAxis(m_categoryAxis, Qt::AlignLeft);
     m_series->attachAxis(m_categoryAxis);
 
-    m_timeAxis->setLabelFormat(QStringLiteral("%.3g"));
-    m_timeAxis->setTickCount(6);
+    m_timeAxis->setLabelFormat(QStringLiteral("%.4g"));
+    m_timeAxis->setTickType(QValueAxis::TicksDynamic);
+    m_timeAxis->setTickAnchor(0.0);
     addAxis(m_timeAxis, Qt::AlignBottom);
     m_series->attachAxis(m_timeAxis);
 
     // The % axis shares the time axis' extent (0 … 100 % = 0 … step time); no series uses it.
     m_percentAxis->setLabelFormat(QStringLiteral("%.0f %%"));
-    m_percentAxis->setTickCount(6);
+    m_percentAxis->setTickType(QValueAxis::TicksDynamic);
+    m_percentAxis->setTickAnchor(0.0);
+    m_percentAxis->setTickInterval(20.0);
     m_percentAxis->setTitleText(tr("% of step"));
     addAxis(m_percentAxis, Qt::AlignTop);
 
@@ -95,8 +113,11 @@ void BudgetChart::setBudget(const WasteBudget &budget, const BudgetInputs &input
     const double extentS = std::max(stepT, running);
     const double maxUnits = extentS > 0.0 ? extentS * 1.04 * m_unitPerSecond : 1.0;
     m_timeAxis->setRange(0.0, maxUnits);
+    m_timeAxis->setTickInterval(niceInterval(maxUnits / 6.0));
     m_timeAxis->setTitleText(m_unitPerSecond == 1.0 ? tr("seconds per step") : tr("milliseconds per step"));
-    m_percentAxis->setRange(0.0, stepT > 0.0 ? 100.0 * maxUnits / (stepT * m_unitPerSecond) : 100.0);
+    const double maxPct = stepT > 0.0 ? 100.0 * maxUnits / (stepT * m_unitPerSecond) : 100.0;
+    m_percentAxis->setRange(0.0, maxPct);
+    m_percentAxis->setTickInterval(std::max(10.0, niceInterval(maxPct / 6.0)));
     setTitle(stepT > 0.0 ? tr("Waste budget · %1 step · %2").arg(formatSeconds(stepT), profileName(profile))
                          : tr("Waste budget · no step time · %1").arg(profileName(profile)));
 }
@@ -112,6 +133,7 @@ void BudgetChart::clearBudget()
     }
     updateCategories(labels);
     m_timeAxis->setRange(0.0, 1.0);
+    m_timeAxis->setTickInterval(0.2);
     m_percentAxis->setRange(0.0, 100.0);
     setTitle(tr("Waste budget (open a run folder)"));
 }

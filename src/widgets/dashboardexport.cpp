@@ -68,6 +68,7 @@ void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, co
     TelemetryPlot plot;
     plot.setPalette(palette);
     plot.setFont(pixelFont(12));
+    plot.setInteractiveHints(false);
     plot.resize(target.size());
     plot.setTelemetry(&run.smi);
     plot.setRunLevels(analysis.budgetInputs.gpuUtilPct, analysis.budgetInputs.hbmPeakGb);
@@ -129,8 +130,11 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     const int numberWidth = 90;
     const auto row = [&](const QString &label, const QString &value, const QString &extra = QString(),
                          int indent = 0) {
-        drawLine(p, QRect(x + indent, ry, rightWidth - numberWidth * 2 - indent, 0), label, body);
-        drawLine(p, QRect(x + rightWidth - numberWidth * 2, ry, numberWidth, 0), value, body, Qt::AlignRight);
+        // Two number columns (value, share) or one wide value column flush right.
+        const int valueWidth = extra.isEmpty() ? 2 * numberWidth + 40 : numberWidth;
+        const int valueRight = extra.isEmpty() ? rightWidth : rightWidth - numberWidth;
+        drawLine(p, QRect(x + indent, ry, valueRight - valueWidth - indent, 0), label, body);
+        drawLine(p, QRect(x + valueRight - valueWidth, ry, valueWidth, 0), value, body, Qt::AlignRight);
         if (!extra.isEmpty())
             drawLine(p, QRect(x + rightWidth - numberWidth, ry, numberWidth, 0), extra, body, Qt::AlignRight);
         ry += bodyMetrics.height() + 3;
@@ -181,6 +185,30 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     }
     row(QStringLiteral("Precision"), precisionName(thresholds.precision));
     row(QStringLiteral("Steps"), QString::number(metrics.steps));
+    ry += 14;
+
+    // What the budget was computed from, with where each number came from.
+    ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Run"), heading) + 4;
+    rule();
+    const QFont note = pixelFont(11);
+    const auto sourced = [&](const QString &label, const QString &value, const QString &source) {
+        row(label, value);
+        if (!source.isEmpty()) {
+            p.setPen(palette.color(QPalette::PlaceholderText));
+            ry += drawLine(p, QRect(x + 16, ry - 2, rightWidth - 16, 0), source, note) + 2;
+            p.setPen(palette.color(QPalette::Text));
+        }
+    };
+    sourced(QStringLiteral("Step time"), formatSeconds(analysis.stepTimeS), analysis.stepTimeSource);
+    sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
+    sourced(QStringLiteral("Host busy"), formatNumber(in.hostBusyFraction, 2), analysis.hostBusySource);
+    row(QStringLiteral("HBM peak"), in.hbmPeakGb ? formatGb(*in.hbmPeakGb) : QStringLiteral("—"));
+    row(QStringLiteral("Tokens per second"), formatNumber(analysis.tokensPerSec, 0));
+    row(QStringLiteral("MFU"), formatPercent(analysis.mfuPct));
+    int warnings = 0;
+    for (const Diagnostic &d : run.diagnostics)
+        warnings += d.severity != Severity::Info ? 1 : 0;
+    row(QStringLiteral("Diagnostics"), QStringLiteral("%1 (%2 warnings or errors)").arg(run.diagnostics.size()).arg(warnings));
 
     // Footer.
     p.setPen(palette.color(QPalette::PlaceholderText));

@@ -164,9 +164,8 @@ void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
             if (std::isfinite(s.hbmUsedGb))
                 m_maxHbmUsedGb = std::max(m_maxHbmUsedGb, s.hbmUsedGb);
         }
-        int colorIndex = 0;
         for (auto &[gpu, series] : util) {
-            const QColor color = seriesColor(colorIndex++);
+            const QColor color = graphColor(int(m_utilGraphs.size()));
             QCPGraph *u = addGraph(m_utilRect->axis(QCPAxis::atBottom), m_utilRect->axis(QCPAxis::atLeft));
             u->setName(tr("GPU %1").arg(gpu));
             u->setPen(QPen(color, 1.5));
@@ -233,13 +232,14 @@ void TelemetryPlot::placeThresholdItems()
     setHorizontal(m_utilLine, m_utilPct);
     m_utilShade->topLeft->setCoords(0.0, m_utilPct);
     anchorLabel(m_utilLabel, m_utilRect, 1.0, m_utilPct, Qt::AlignRight);
-    m_utilLabel->setText(tr("GPU util threshold %1 (drag)").arg(formatPercent(m_utilPct)));
+    const QString drag = m_interactiveHints ? tr(" (drag)") : QString();
+    m_utilLabel->setText(tr("GPU util threshold %1").arg(formatPercent(m_utilPct)) + drag);
 
     const double targetGb = hbmTargetLineGb();
     setHorizontal(m_hbmLine, targetGb);
     m_hbmShade->topLeft->setCoords(0.0, targetGb);
     anchorLabel(m_hbmLabel, m_hbmRect, 1.0, targetGb, Qt::AlignRight);
-    m_hbmLabel->setText(tr("HBM target %1 = %2 (drag)").arg(formatPercent(m_hbmTargetPct), formatGb(targetGb)));
+    m_hbmLabel->setText(tr("HBM target %1 = %2").arg(formatPercent(m_hbmTargetPct), formatGb(targetGb)) + drag);
 
     setHorizontal(m_capacityLine, m_capacityGb);
     anchorLabel(m_capacityLabel, m_hbmRect, 0.5, m_capacityGb, Qt::AlignHCenter);
@@ -267,6 +267,13 @@ void TelemetryPlot::scheduleOverlayReplot()
         Qt::QueuedConnection);
 }
 
+void TelemetryPlot::setInteractiveHints(bool show)
+{
+    m_interactiveHints = show;
+    placeThresholdItems();
+    replot(rpQueuedReplot);
+}
+
 void TelemetryPlot::resetZoom()
 {
     const double pad = (m_timeMax - m_timeMin) * 0.01;
@@ -283,9 +290,20 @@ void TelemetryPlot::applyPalette(const QPalette &pal)
     replot(rpQueuedReplot);
 }
 
+QColor TelemetryPlot::graphColor(int index) const
+{
+    // The categorical colours are tuned for light backgrounds; lift them on dark ones.
+    const QColor color = seriesColor(index);
+    return isDarkPalette(palette()) ? color.lighter(150) : color;
+}
+
 void TelemetryPlot::styleItems()
 {
     const QPalette &pal = palette();
+    for (int i = 0; i < m_utilGraphs.size(); ++i) {
+        m_utilGraphs[i]->setPen(QPen(graphColor(i), 1.5));
+        m_hbmGraphs[i]->setPen(QPen(graphColor(i), 1.5));
+    }
     const QColor threshold = thresholdColor(pal);
     QColor shade = threshold;
     shade.setAlpha(isDarkPalette(pal) ? 55 : 38);

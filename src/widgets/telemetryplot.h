@@ -32,6 +32,8 @@ public:
     /// (and with it the HBM axis) changed.
     void setThresholds(double gpuUtilBelowPct, double hbmTargetPct, double hbmCapacityGb);
     void resetZoom();
+    /// "(drag)" after the threshold labels; off for exported images.
+    void setInteractiveHints(bool show);
     void applyPalette(const QPalette &palette);
 
     /// The drag the mouse handlers perform, callable directly (tests, keyboard).
@@ -78,6 +80,7 @@ private:
     void updateHbmRange();
     void scheduleOverlayReplot();
     void styleItems();
+    QColor graphColor(int index) const;
     static void setHorizontal(QCPItemStraightLine *line, double y);
     static void anchorLabel(QCPItemText *label, QCPAxisRect *rect, double xRatio, double y, Qt::Alignment horizontal);
 
@@ -108,6 +111,7 @@ private:
     double m_timeMax = 1.0;
     Line m_drag = Line::None;
     bool m_overlayPending = false;
+    bool m_interactiveHints = true;
     int m_overlayReplots = 0;
 };
 

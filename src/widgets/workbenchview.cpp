@@ -166,7 +166,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({20 * em, 22 * em, 16 * em});
+    splitter->setSizes({19 * em, 26 * em, 14 * em});
     splitter->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

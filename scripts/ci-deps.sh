@@ -1,0 +1,13 @@
+#!/bin/bash
+# Installs what the CI stages need beyond the README's build and test: clang with the
+# libFuzzer/sanitizer runtimes for the fuzzers, and the packaging checks' tools. Goes through
+# scripts/install-deps.sh so there is one apt command and one package list for the build.
+source "$(dirname "$0")/ci-lib.sh"
+
+section "Installing build, fuzzing and packaging dependencies (Debian 12)"
+extra=(
+    clang libclang-rt-14-dev                            # fuzz targets (stage 3)
+    dpkg-dev file desktop-file-utils appstream jq       # .deb, desktop entry, metainfo, report checks
+)
+"$GOBLIN_SOURCE_DIR/scripts/install-deps.sh" "${extra[@]}"
+echo "installed the build dependencies and: ${extra[*]}"

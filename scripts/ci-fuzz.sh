@@ -1,0 +1,62 @@
+#!/bin/bash
+# Stage 3: the libFuzzer targets (clang, ASan + UBSan on the parsers; preset `fuzz`), each run
+# for a short fixed time from a fresh corpus seeded with tests/fuzz/seeds/<parser>, the
+# matching files of tests/data and the regression inputs. Any crash, sanitizer report, leak,
+# timeout or out-of-memory fails the stage and leaves the input in build/fuzz/artifacts/.
+#   GOBLIN_FUZZ_SECONDS  seconds per target (default 30)
+#   GOBLIN_FUZZ_TARGETS  which targets (default: kerneltrace torchtrace amdsmi)
+source "$(dirname "$0")/ci-lib.sh"
+cd "$GOBLIN_SOURCE_DIR"
+
+seconds=${GOBLIN_FUZZ_SECONDS:-30}
+targets=${GOBLIN_FUZZ_TARGETS:-kerneltrace torchtrace amdsmi}
+build=$GOBLIN_BUILD_ROOT/fuzz
+
+section "Stage 3/4: fuzz targets (preset fuzz, clang)"
+cmake --preset fuzz -B "$build"
+cmake --build "$build" --target fuzz_kerneltrace fuzz_torchtrace fuzz_amdsmi
+
+# Copies the tests/data files that a parser reads into a seed folder (small ones only: big
+# seeds slow every mutation down).
+collect_data_seeds() {
+    local parser=$1 out=$2
+    local -a names
+    case $parser in
+        kerneltrace) names=(-name trace.csv -o -name '*_kernel_trace.csv' -o -name 'results*.csv' -o -name 'timestamps.csv') ;;
+        torchtrace) names=(-name 'torch_profile.json*' -o -name '*.pt.trace.json*') ;;
+        amdsmi) names=(-name 'amd_smi.csv' -o -name '*amd*smi*.csv') ;;
+    esac
+    local n=0 f
+    while IFS= read -r -d '' f; do
+        cp "$f" "$out/data-$n-$(basename "$f")"
+        n=$((n + 1))
+    done < <(find tests/data -path tests/data/fuzz-regressions -prune -o -type f \( "${names[@]}" \) -size -256k -print0 | sort -z)
+    echo "$n file(s) from tests/data"
+}
+
+for parser in $targets; do
+    section "Stage 3/4: fuzz_$parser for ${seconds}s"
+    corpus=$build/corpus/$parser
+    seeds=$build/seeds/$parser
+    artifacts=$build/artifacts/$parser
+    rm -rf "$corpus" "$seeds" "$artifacts"
+    mkdir -p "$corpus" "$seeds" "$artifacts"
+    cp tests/fuzz/seeds/"$parser"/* "$seeds"/
+    collect_data_seeds "$parser" "$seeds"
+    if [ -d tests/data/fuzz-regressions/"$parser" ]; then
+        cp tests/data/fuzz-regressions/"$parser"/* "$seeds"/ 2>/dev/null || true
+    fi
+    # New inputs go to the first folder (a scratch corpus); the seeds are only read.
+    status=0
+    "$build/tests/fuzz/fuzz_$parser" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -dict="tests/fuzz/$parser.dict" -artifact_prefix="$artifacts/" \
+        -print_final_stats=1 "$corpus" "$seeds" 2>"$build/fuzz_$parser.log" || status=$?
+    grep -E '^(stat::|Done |INFO: (Loaded|seed corpus))' "$build/fuzz_$parser.log" || true
+    if [ "$status" -ne 0 ]; then
+        tail -n 60 "$build/fuzz_$parser.log"
+        ls -l "$artifacts"
+        die "fuzz_$parser found a problem (exit $status); the input is in $artifacts"
+    fi
+done
+echo "fuzzing found nothing in ${seconds}s per target"

@@ -1,0 +1,115 @@
+#!/bin/bash
+# Stage 4: package a finished build with CPack, validate the desktop integration on
+# a DESTDIR install, install the .deb with apt like a user would, and run the INSTALLED binary:
+# --version, a headless report (no display) and a short GUI start under Xvfb.
+source "$(dirname "$0")/ci-lib.sh"
+cd "$GOBLIN_SOURCE_DIR"
+
+# The build to package: stage 1's by default; .ci/run passes the README command's build/.
+build=${GOBLIN_PACKAGE_BUILD_DIR:-$GOBLIN_BUILD_ROOT/ci}
+app_id=io.github.goblinworkbench.GoblinWorkbench
+[ -f "$build/CMakeCache.txt" ] || die "$build is not configured; build it first (scripts/ci-build-test.sh)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+section "Stage 4/4: cpack -G DEB and TGZ"
+rm -f "$build"/goblin-workbench_*.deb "$build"/goblin-workbench-*.tar.gz
+(cd "$build" && cpack -G "DEB;TGZ")
+debs=("$build"/goblin-workbench_*.deb)
+if [ ${#debs[@]} -ne 1 ] || [ ! -f "${debs[0]}" ]; then
+    die "expected exactly one goblin-workbench_*.deb in $build"
+fi
+deb=${debs[0]}
+dpkg-deb --info "$deb"
+dpkg-deb --contents "$deb"
+
+section "Stage 4/4: DESTDIR install, desktop-file-validate, appstreamcli validate-tree"
+destdir=$work/destdir
+DESTDIR=$destdir cmake --install "$build" --prefix /usr >/dev/null
+desktop-file-validate "$destdir/usr/share/applications/$app_id.desktop"
+echo "desktop-file-validate: $app_id.desktop is valid"
+appstreamcli validate-tree --no-net "$destdir"
+for size in 16 22 24 32 48 64 128 256 512; do
+    icon=$destdir/usr/share/icons/hicolor/${size}x${size}/apps/$app_id.png
+    file "$icon" | grep -q "PNG image data, $size x $size" || die "icon $icon is not a ${size}px PNG"
+done
+gzip -t "$destdir/usr/share/man/man1/goblin-workbench.1.gz"
+
+section "Stage 4/4: declared dependencies cover every library the binary links"
+depends=$(dpkg-deb --field "$deb" Depends)
+echo "Depends: $depends"
+dpkg-deb --extract "$deb" "$work/extracted"
+binary=$work/extracted/usr/bin/goblin-workbench
+declared=$(tr ',' '\n' <<<"$depends" | sed -E 's/^ *//; s/[ (|].*$//' | sort -u)
+# Which installed package ships a library file (dpkg knows /lib and /usr/lib spellings apart on
+# merged-/usr systems, so try both).
+owner() {
+    local path=$1 alt
+    case $path in
+        /usr/lib/*) alt=${path#/usr} ;;
+        /lib/*) alt=/usr$path ;;
+        *) alt=$path ;;
+    esac
+    dpkg -S "$path" 2>/dev/null || dpkg -S "$alt" 2>/dev/null || true
+}
+missing=0
+# Only the libraries the binary itself names (DT_NEEDED); theirs are their packages' business.
+for soname in $(readelf -d "$binary" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p'); do
+    path=$(ldd "$binary" | awk -v so="$soname" '$1 == so && $2 == "=>" {print $3}')
+    [ -n "$path" ] || { echo "  $soname: not found by the dynamic linker"; missing=1; continue; }
+    pkg=$(owner "$path" | head -n1 | cut -d: -f1)
+    if [ -z "$pkg" ]; then
+        pkg=$(owner "$(readlink -f "$path")" | head -n1 | cut -d: -f1)
+    fi
+    if [ -z "$pkg" ]; then
+        echo "  $soname -> $path: no package owns it"
+        missing=1
+    elif grep -qxF "$pkg" <<<"$declared"; then
+        echo "  $soname -> $pkg (declared)"
+    else
+        echo "  $soname -> $pkg NOT DECLARED"
+        missing=1
+    fi
+done
+[ "$missing" -eq 0 ] || die "the package does not declare every runtime library it needs"
+
+section "Stage 4/4: apt-get install ./$(basename "$deb")"
+export DEBIAN_FRONTEND=noninteractive
+# A same-version package already installed would make apt skip the install and leave the old
+# binary in place, so remove it first.
+if dpkg-query -W -f='${Status}' goblin-workbench 2>/dev/null | grep -q 'ok installed'; then
+    as_root dpkg --purge goblin-workbench
+fi
+cp "$deb" "$work/"
+chmod 0644 "$work/$(basename "$deb")"
+chmod 0755 "$work"
+(cd "$work" && as_root apt-get install -y -qq "./$(basename "$deb")")
+dpkg-query -W -f='${Package} ${Version} ${Status}\n' goblin-workbench
+installed=$(command -v goblin-workbench) || die "goblin-workbench is not on PATH after the install"
+[ "$installed" = /usr/bin/goblin-workbench ] || die "goblin-workbench resolves to $installed, not /usr/bin"
+[ -f /usr/share/man/man1/goblin-workbench.1.gz ] || die "the man page is not installed"
+
+section "Stage 4/4: the installed binary"
+/usr/bin/goblin-workbench --version
+/usr/bin/goblin-workbench --version | grep -Eq '^goblin-workbench [0-9]+\.[0-9]+\.[0-9]+$' \
+    || die "--version does not print 'goblin-workbench X.Y.Z'"
+/usr/bin/goblin-workbench --help | head -n 5
+run=$(example_run)
+# Headless means no display at all: no X, no Wayland, no platform override.
+env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM \
+    /usr/bin/goblin-workbench report "$run" --json - --png "$work/report.png" >"$work/report.json"
+jq -e '.generator.name == "goblin-workbench" and (.metrics | type == "object")' "$work/report.json" >/dev/null \
+    || die "the report is not the expected JSON"
+jq '{generator, profile, metrics: (.metrics | {gpu_util_pct, hbm_peak_gb, waste_budget})}' "$work/report.json"
+file "$work/report.png" | grep -q 'PNG image data' || die "--png did not write a PNG"
+file "$work/report.png"
+
+# The window: start it on a virtual X server; it must still be running after a few seconds.
+status=0
+timeout 8 xvfb-run -a -s '-screen 0 1280x800x24' /usr/bin/goblin-workbench "$run" >"$work/gui.log" 2>&1 || status=$?
+if [ "$status" -ne 124 ]; then
+    cat "$work/gui.log"
+    die "the installed window exited with status $status within 8 s (expected to keep running)"
+fi
+echo "window started under Xvfb and kept running for 8 s"
+echo "package OK: $(basename "$deb")"

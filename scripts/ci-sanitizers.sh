@@ -1,0 +1,37 @@
+#!/bin/bash
+# Stage 2: the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (gcc,
+# preset `asan`). Fails on any sanitizer report, including one from a child process (the tests
+# start the application binary) whose exit status a test might not look at: every report is
+# also written to a log file, and any log file fails the stage.
+source "$(dirname "$0")/ci-lib.sh"
+cd "$GOBLIN_SOURCE_DIR"
+
+build=$GOBLIN_BUILD_ROOT/asan
+logs=$build/sanitizer-logs
+
+section "Stage 2/4: ASan + UBSan build (preset asan)"
+cmake --preset asan -B "$build"
+cmake --build "$build"
+
+section "Stage 2/4: full test suite under ASan + UBSan"
+rm -rf "$logs"
+mkdir -p "$logs"
+# The options of the asan test preset plus log_path, so ctest runs directly rather than through
+# the preset (whose environment would override these).
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$logs/asan"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
+export LSAN_OPTIONS="suppressions=$GOBLIN_SOURCE_DIR/scripts/ci-lsan.supp:print_suppressions=0"
+status=0
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$CTEST_PARALLEL_LEVEL" || status=$?
+
+shopt -s nullglob
+reports=("$logs"/*)
+if [ ${#reports[@]} -gt 0 ]; then
+    for report in "${reports[@]}"; do
+        printf '\n---- %s\n' "$report"
+        cat "$report"
+    done
+    die "${#reports[@]} sanitizer report(s), see above"
+fi
+[ "$status" -eq 0 ] || die "ctest failed under sanitizers (exit $status)"
+echo "no sanitizer reports"
