@@ -63,6 +63,7 @@ private slots:
     void cancelAfterCompletionIsStillCancel();
     void progressIsThrottledAndOnTheGuiThread();
     void queuesFolders();
+    void destroyWhileLoadingCancelsTheWorker();
     void runDirForPath_data();
     void runDirForPath();
 };
@@ -96,6 +97,7 @@ void TestLoadController::missingFolderFailsNamingIt()
     QTemporaryDir parent;
     const QString missing = parent.filePath(QStringLiteral("no-such-run"));
     controller.load(missing);
+    QCOMPARE(failed.count(), 0);  // never from inside load(), however fast the worker is
     QVERIFY(failed.wait(30000));
     QCOMPARE(loaded.count(), 0);
     QCOMPARE(failed.at(0).at(0).toString(), missing);
@@ -183,6 +185,17 @@ void TestLoadController::queuesFolders()
     QCOMPARE(loaded.at(0).at(0).value<std::shared_ptr<const RunAnalysis>>()->runDir, QStringLiteral("/runs/a"));
     QCOMPARE(loaded.at(1).at(0).value<std::shared_ptr<const RunAnalysis>>()->runDir, QStringLiteral("/runs/b"));
     QCOMPARE(slow.calls->load(), 2);
+}
+
+void TestLoadController::destroyWhileLoadingCancelsTheWorker()
+{
+    SlowLoader slow;
+    auto controller = std::make_unique<LoadController>(nullptr, slow.loader());
+    QSignalSpy progress(controller.get(), &LoadController::progressChanged);
+    controller->load(QStringLiteral("/runs/closing"));
+    QTRY_VERIFY(progress.count() >= 2);
+    controller.reset();  // the window closes mid-load: must not hang or leave the worker running
+    QVERIFY(slow.sawCancel->load());
 }
 
 void TestLoadController::runDirForPath_data()

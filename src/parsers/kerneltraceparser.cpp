@@ -231,11 +231,14 @@ struct Accumulator {
         if (s.calls == 0)
             s.firstRow = reading->rowsUsed;
         ++s.calls;
-        s.totalNs += durationNs;
+        // Saturate rather than wrap: the reference reading keeps what Python's unbounded ints sum.
+        if (__builtin_add_overflow(s.totalNs, durationNs, &s.totalNs))
+            s.totalNs = std::numeric_limits<qint64>::max();
         s.minNs = std::min(s.minNs, durationNs);
         s.maxNs = std::max(s.maxNs, durationNs);
         ++reading->rowsUsed;
-        reading->totalNs += durationNs;
+        if (__builtin_add_overflow(reading->totalNs, durationNs, &reading->totalNs))
+            reading->totalNs = std::numeric_limits<qint64>::max();
     }
 
     void span(qint64 startNs, qint64 endNs)
@@ -1060,6 +1063,16 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         if (durationNs <= 0) {
             ++(durationNs < 0 ? negativeRows : zeroRows);
             ++w.rowsSkippedNonPositive;
+            ++wbSkipped;
+            continue;
+        }
+        // No single kernel runs for a day: such a duration is a clock mix-up or a corrupt row, and
+        // summing a few of them would overflow the per-run totals.
+        constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000;
+        if (durationNs > kMaxPlausibleKernelNs) {
+            badNumber.add(line, QStringLiteral("a kernel duration of %1 s is implausible (over a day); row skipped")
+                                    .arg(double(durationNs) / 1e9, 0, 'g', 3));
+            ++w.rowsSkippedUnreadable;
             ++wbSkipped;
             continue;
         }

@@ -760,6 +760,7 @@ private:
     QStringList m_rootKeys;
     int m_generation = -1;            // counts "traceEvents" arrays
     int m_traceEventsKeys = 0;
+    qint64 m_traceEventsLine = 0;
     bool m_lastTraceEventsIsList = false;
     int m_lastTraceEventsGeneration = -1;
     bool m_inEventsArray = false;
@@ -782,7 +783,6 @@ private:
     qint64 m_nonObjectEvents = 0;
     qint64 m_unreadableEvents = 0;
     bool m_sawOperatorCategory = false;
-    bool m_sawKinetoCategory = false;
     Intervals m_steps;
     qint64 m_stepDurationSumNs = 0;
     Intervals m_busy;
@@ -815,6 +815,8 @@ void TraceReader::rootKey(std::string_view key, qint64, qint64 line)
     m_lastRootKey.assign(key);
     if (m_rootKeys.size() < 200)
         m_rootKeys << QString::fromUtf8(key.data(), qsizetype(key.size()));
+    if (key == "traceEvents")
+        m_traceEventsLine = line;
     if (key == "traceEvents" && ++m_traceEventsKeys == 2)
         diag(Severity::Warning, line,
              QStringLiteral("\"traceEvents\" appears more than once; the reference keeps only the last one, "
@@ -1429,6 +1431,12 @@ void TraceReader::run()
                  .arg(m_firstInvalidUtf8Line));
     if (m_root == Root::Scalar)
         diag(Severity::Error, 1, QStringLiteral("the document is a single JSON value, not a trace"));
+    if (!m_scanner.failed() && m_events == 0 && (m_root == Root::Object || m_root == Root::Array)) {
+        if (m_root == Root::Object && m_traceEventsKeys == 0)
+            diag(Severity::Warning, 0, QStringLiteral("no \"traceEvents\" in the document: there are no events to read"));
+        else if (m_root == Root::Array || m_lastTraceEventsIsList)
+            diag(Severity::Warning, m_traceEventsLine, QStringLiteral("the trace holds no events"));
+    }
 
     finishReference(bom, source.compressed());
     finishWorkbench();
@@ -1485,6 +1493,11 @@ void TraceReader::finishReference(bool bom, bool compressed)
         crash(QStringLiteral("RecursionError: maximum recursion depth exceeded while decoding a JSON array from a "
                              "unicode string (nesting %1 levels deep)")
                   .arg(m_scanner.maxDepthSeen()));
+        diag(Severity::Warning, 0,
+             QStringLiteral("JSON nested %1 levels deep: the reference (Python's json, at most %2 levels) would crash "
+                            "on this file")
+                 .arg(m_scanner.maxDepthSeen())
+                 .arg(kPythonMaxNesting));
         return;
     }
     if (m_scanner.failed()) {
@@ -1524,6 +1537,7 @@ void TraceReader::finishReference(bool bom, bool compressed)
     if (overflow) {
         *(&r) = TorchReading{};
         crash(QStringLiteral("OverflowError: int too large to convert to float (a metadata value)"));
+        diag(Severity::Warning, 0, QStringLiteral("a metadata number is too large for a double: the reference would crash"));
         return;
     }
     if (!m_lastTraceEventsIsList)
@@ -1534,6 +1548,8 @@ void TraceReader::finishReference(bool bom, bool compressed)
         if (events.stepPassOverflow) {
             r = TorchReading{};
             crash(QStringLiteral("OverflowError: int too large to convert to float (an event's ts or dur)"));
+            diag(Severity::Warning, 0, QStringLiteral("an event's ts or dur is too large for a double: the reference "
+                                                      "would crash"));
             return;
         }
         r.stepTimeSeconds = events.stepTime();
@@ -1549,6 +1565,8 @@ void TraceReader::finishReference(bool bom, bool compressed)
         if (events.hostPassOverflow) {
             r = TorchReading{};
             crash(QStringLiteral("OverflowError: int too large to convert to float (an event's ts or dur)"));
+            diag(Severity::Warning, 0, QStringLiteral("an event's ts or dur is too large for a double: the reference "
+                                                      "would crash"));
             return;
         }
         r.hostBusyFraction = events.hostBusy();

@@ -35,10 +35,11 @@ LoadController::LoadController(QObject *parent, Loader loader)
 
 LoadController::~LoadController()
 {
-    // Do not leave a worker reading files after the window is gone.
+    // Do not leave a worker reading files after the window is gone. Wait for the worker only:
+    // its continuation needs this (GUI) thread and is dropped with this object.
     if (m_shared)
         m_shared->cancel = true;
-    m_future.waitForFinished();
+    m_worker.waitForFinished();
 }
 
 void LoadController::load(const QString &runDir)
@@ -83,9 +84,14 @@ void LoadController::startNext()
         }
         return !shared->cancel.load();
     };
-    m_future = QtConcurrent::run([loader, runDir, progress] { return loader(runDir, progress); })
-                   .then(this, [this](LoadResult result) { finish(std::move(result)); });
     m_progressTimer.start();
+    // then() runs the continuation at once, inside this call, when the worker has already
+    // finished; queueing it keeps load() free of re-entrant finished/started signals.
+    m_worker = QtConcurrent::run([loader, runDir, progress] { return loader(runDir, progress); });
+    m_worker.then(this, [this](LoadResult result) {
+        QMetaObject::invokeMethod(
+            this, [this, result = std::move(result)]() mutable { finish(std::move(result)); }, Qt::QueuedConnection);
+    });
 }
 
 void LoadController::pollProgress()

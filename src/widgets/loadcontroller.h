@@ -59,7 +59,7 @@ private:
 
     Loader m_loader;
     std::shared_ptr<Shared> m_shared;
-    QFuture<void> m_future;
+    QFuture<LoadResult> m_worker;
     QString m_current;
     QStringList m_queue;
     QTimer m_progressTimer;

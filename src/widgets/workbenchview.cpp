@@ -186,6 +186,9 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     connect(live, &LiveAnalysis::thresholdsChanged, this, &WorkbenchView::onThresholdsChanged);
     connect(live, &LiveAnalysis::metricsChanged, this, &WorkbenchView::onMetricsChanged);
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
+    // Few rows (parsers cap repeated diagnostics), so whole messages can wrap.
+    connect(session->diagnostics(), &QAbstractItemModel::modelReset, m_diagnosticsTable,
+            &QTableView::resizeRowsToContents);
     connect(session->telemetry(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
     connect(session->kernelProxy(), &QAbstractItemModel::rowsInserted, this, &WorkbenchView::updateTabTitles);
     connect(session->kernelProxy(), &QAbstractItemModel::rowsRemoved, this, &WorkbenchView::updateTabTitles);
