@@ -31,12 +31,29 @@ LoadController::LoadController(QObject *parent, Loader loader)
 {
     m_progressTimer.setInterval(kProgressIntervalMs);
     connect(&m_progressTimer, &QTimer::timeout, this, &LoadController::pollProgress);
+    // The watcher's finished() is always delivered through the event loop, never inside load(),
+    // so load() is free of re-entrant finished/started signals.
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        if (!m_worker.isValid() || !m_worker.isResultReadyAt(0)) {
+            LoadResult lost;
+            lost.outcome = LoadOutcome::Failed;
+            lost.error = tr("%1: the loader ended without a result").arg(m_current);
+            finish(std::move(lost));
+            return;
+        }
+        // A copy, not takeResult(): in Qt 6.4 a taken future never reports finished again, and
+        // the destructor waits on it. Then drop the future so it holds no run.
+        LoadResult result = m_worker.result();
+        m_worker = QFuture<LoadResult>();
+        finish(std::move(result));
+    });
 }
 
 LoadController::~LoadController()
 {
-    // Do not leave a worker reading files after the window is gone. Wait for the worker only:
-    // its continuation needs this (GUI) thread and is dropped with this object.
+    // Do not leave a worker reading files after the window is gone. The watcher goes with this
+    // object, so no result is delivered afterwards.
+    m_watcher.disconnect(this);
     if (m_shared)
         m_shared->cancel = true;
     m_worker.waitForFinished();
@@ -85,13 +102,8 @@ void LoadController::startNext()
         return !shared->cancel.load();
     };
     m_progressTimer.start();
-    // then() runs the continuation at once, inside this call, when the worker has already
-    // finished; queueing it keeps load() free of re-entrant finished/started signals.
     m_worker = QtConcurrent::run([loader, runDir, progress] { return loader(runDir, progress); });
-    m_worker.then(this, [this](LoadResult result) {
-        QMetaObject::invokeMethod(
-            this, [this, result = std::move(result)]() mutable { finish(std::move(result)); }, Qt::QueuedConnection);
-    });
+    m_watcher.setFuture(m_worker);
 }
 
 void LoadController::pollProgress()

@@ -4,6 +4,7 @@
 #include "runanalysis.h"
 
 #include <QFuture>
+#include <QFutureWatcher>
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
@@ -15,9 +16,10 @@ namespace goblin {
 /// The folder a dropped or given path stands for: a folder itself, or the folder of a file.
 QString runDirForPath(const QString &path);
 
-/// Runs loadRun() on a QtConcurrent worker; the result comes back through a continuation whose
-/// context is this object, so it is delivered on the GUI thread and dropped if the controller
-/// is gone. Folders requested while one loads are queued. Progress from the worker threads is
+/// Runs loadRun() on a QtConcurrent worker; the result comes back through a QFutureWatcher owned
+/// by this object, so it is delivered on the GUI thread and dropped if the controller is gone.
+/// (Not QFuture::then(context, ...): Qt 6.4 asserts in it when the context dies before the
+/// future finishes.) Folders requested while one loads are queued. Progress from the worker threads is
 /// stored in atomics and emitted from a GUI-thread timer (every 100 ms at most, only on change),
 /// so no signal is emitted from a worker. Cancel is not an error: it emits cancelled() and
 /// nothing else changes.
@@ -60,6 +62,7 @@ private:
     Loader m_loader;
     std::shared_ptr<Shared> m_shared;
     QFuture<LoadResult> m_worker;
+    QFutureWatcher<LoadResult> m_watcher;
     QString m_current;
     QStringList m_queue;
     QTimer m_progressTimer;
