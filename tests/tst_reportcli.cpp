@@ -9,6 +9,7 @@
 #include <QDirIterator>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QImageReader>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -137,6 +138,24 @@ private slots:
         QCOMPARE(steps({"--steps", "25"}), 25);
     }
 
+    /// `report --png` runs in goblin-workbench-gui (goblin-workbench hands it over with exec):
+    /// the image is the 2x dashboard, and the JSON written beside it is the plain report's.
+    void pngThroughTheGuiHelper()
+    {
+        QTemporaryDir out;
+        const QString png = out.filePath(QStringLiteral("dashboard.png"));
+        const QString json = out.filePath(QStringLiteral("report.json"));
+        const QString runDir = fixture(QStringLiteral("v3-metric-1gpu"));
+        const Run withPng = run({"report", runDir, "--gpu-util-below", "60", "--png", png, "--json", json});
+        QCOMPARE(withPng.exitCode, 0);
+        QImageReader reader(png);
+        QCOMPARE(reader.format(), QByteArray("png"));
+        QCOMPARE(reader.size(), QSize(3200, 2000));
+        const Run plain = run({"report", runDir, "--gpu-util-below", "60"});
+        QCOMPARE(plain.exitCode, 0);
+        QCOMPARE(test::readAll(json), plain.out);
+    }
+
     void helpAndVersion()
     {
         const Run version = run({"--version"});
@@ -146,6 +165,17 @@ private slots:
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.out.contains("--gpu-util-below"));
         QVERIFY(help.out.contains("--hbm-capacity-gb"));
+        // GNU style: the usage line names the program, not the path it was started from.
+        QVERIFY2(help.out.startsWith("Usage: goblin-workbench report [options] RUN_DIR\n"), help.out.left(120).constData());
+        const Run mainHelp = run({"--help"});
+        QCOMPARE(mainHelp.exitCode, 0);
+        QVERIFY2(mainHelp.out.startsWith("Usage: goblin-workbench [options] [RUN_DIR...]\n"),
+                 mainHelp.out.left(120).constData());
+        QVERIFY(mainHelp.out.contains("--version"));
+        QVERIFY(mainHelp.out.contains("report RUN_DIR"));
+        const Run bad = run({"--no-such-option"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("--help"));
     }
 };
 

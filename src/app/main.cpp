@@ -1,5 +1,11 @@
 // goblin-workbench: `goblin-workbench [RUN_DIR…]` opens the window; `goblin-workbench report
 // RUN_DIR …` writes the report headless (no display needed, no window opened).
+//
+// This file builds two programs. `goblin-workbench-gui` (GOBLIN_HAVE_GUI) links the widgets and
+// does everything. `goblin-workbench`, the command users and CI type, links QtCore and the model
+// only, answers `report` (JSON), --help and --version itself, and hands the window and `report
+// --png` to goblin-workbench-gui with execv(). The split is for speed: loading the ~35 GUI shared
+// libraries costs 30 ms at every start, as much as parsing 30 MB of trace (docs/performance.md).
 
 #include "reportcommand.h"
 
@@ -10,8 +16,17 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTextStream>
+#include <cerrno>
 #include <cstring>
+
+#if !defined(GOBLIN_HAVE_GUI) && defined(GOBLIN_GUI_HELPER_NAME)
+#include <unistd.h>
+#define GOBLIN_EXEC_GUI_HELPER 1
+#endif
 
 namespace {
 
@@ -30,6 +45,39 @@ QStringList argumentsAfterCommand(int argc, char **argv)
     return out;
 }
 
+#ifdef GOBLIN_EXEC_GUI_HELPER
+/// goblin-workbench-gui beside this executable (build tree) or in its libexec folder (installed).
+QString guiHelperPath()
+{
+    const QString self = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
+    const QString selfDir = QFileInfo(self).absolutePath();
+    const QString name = QStringLiteral(GOBLIN_GUI_HELPER_NAME);
+    for (const QString &candidate : {selfDir + QLatin1Char('/') + name,
+                                     QDir::cleanPath(selfDir + QStringLiteral("/" GOBLIN_GUI_HELPER_RELDIR "/") + name)}) {
+        const QFileInfo info(candidate);
+        if (info.isFile() && info.isExecutable())
+            return info.absoluteFilePath();
+    }
+    return {};
+}
+
+/// Replaces this process by goblin-workbench-gui with the same arguments; returns only on failure.
+int execGuiHelper(char **argv, const char *what)
+{
+    const QString helper = guiHelperPath();
+    if (helper.isEmpty()) {
+        QTextStream(stderr) << "goblin-workbench: " << what << " needs " << GOBLIN_GUI_HELPER_NAME
+                            << ", which is not installed beside this program or in its libexec folder ("
+                            << GOBLIN_GUI_HELPER_RELDIR << ")\n";
+        return 2;
+    }
+    const QByteArray helperPath = QFile::encodeName(helper);
+    ::execv(helperPath.constData(), argv);
+    QTextStream(stderr) << "goblin-workbench: cannot start " << helper << ": " << std::strerror(errno) << "\n";
+    return 2;
+}
+#endif
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -44,6 +92,9 @@ int main(int argc, char **argv)
             setApplicationIdentity();
             return goblin::runReportCommand(arguments);
         }
+#elif defined(GOBLIN_EXEC_GUI_HELPER)
+        if (goblin::reportNeedsGui(arguments))
+            return execGuiHelper(argv, "report --png");
 #endif
         QCoreApplication app(argc, argv);
         setApplicationIdentity();
@@ -69,7 +120,7 @@ int main(int argc, char **argv)
             return 2;
         }
         if (parser.isSet(QStringLiteral("help"))) {
-            QTextStream(stdout) << parser.helpText();
+            QTextStream(stdout) << goblin::helpTextNamed(parser, QStringLiteral("goblin-workbench"));
             return 0;
         }
         if (parser.isSet(QStringLiteral("version"))) {
@@ -82,6 +133,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i)
         runDirs << QString::fromLocal8Bit(argv[i]);
     return goblin::runGui(argc, argv, runDirs);
+#elif defined(GOBLIN_EXEC_GUI_HELPER)
+    return execGuiHelper(argv, "the window");
 #else
     QTextStream(stderr) << "goblin-workbench: this build has no window; use 'goblin-workbench report RUN_DIR'\n";
     return 2;

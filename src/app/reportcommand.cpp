@@ -92,6 +92,16 @@ void setUpParser(QCommandLineParser &parser)
 
 } // namespace
 
+QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName)
+{
+    QString text = parser.helpText();
+    const QStringList arguments = QCoreApplication::arguments();
+    const QString prefix = QStringLiteral("Usage: ");
+    if (!arguments.isEmpty() && text.startsWith(prefix + arguments.constFirst()))
+        text.replace(prefix.size(), arguments.constFirst().size(), usageName);
+    return text;
+}
+
 bool reportNeedsGui(const QStringList &arguments)
 {
     for (const QString &a : arguments)
@@ -107,7 +117,7 @@ int runReportCommand(const QStringList &arguments)
     if (!parser.parse(QStringList{QStringLiteral("goblin-workbench report")} + arguments))
         return usageError(parser.errorText());
     if (parser.isSet(QStringLiteral("help"))) {
-        QTextStream(stdout) << parser.helpText();
+        QTextStream(stdout) << helpTextNamed(parser, QStringLiteral("goblin-workbench report"));
         return ReportOk;
     }
     const QStringList positional = parser.positionalArguments();

@@ -3,6 +3,8 @@
 
 #include <QStringList>
 
+class QCommandLineParser;
+
 namespace goblin {
 
 /// Exit codes of the report command.
@@ -15,5 +17,9 @@ int runReportCommand(const QStringList &arguments);
 /// True when the arguments ask for a PNG (the caller then needs a QApplication on the
 /// offscreen platform instead of a QCoreApplication).
 bool reportNeedsGui(const QStringList &arguments);
+
+/// `parser.helpText()` with the program named `usageName` ("goblin-workbench report") rather
+/// than by the path it was started with, as GNU tools print their usage.
+QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName);
 
 } // namespace goblin
