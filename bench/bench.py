@@ -15,6 +15,10 @@ No timing is asserted anywhere: the script exits non-zero only when a command fa
 workbench's `--profile reference` metrics differ from the reference oracle's output (--no-check
 turns that comparison off).
 
+When goblin-bench-csv was built (only with Debian's libcsv-dev), the script also runs it on each
+folder's trace.csv and prints a second table: MB/s of goblin::CsvReader and of libcsv splitting
+the same file, and whether both found the same records and fields (--csv-bench none skips it).
+
 Examples:
     bench/bench.py                      # 10 MB, 100 MB, 1 GB, 2.2 GB (needs ~4 GB in the work dir)
     bench/bench.py --smoke              # CI: the 10 MB folder, one run each
@@ -28,6 +32,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -285,6 +290,7 @@ class Result:
     check: str = "n/a"
     loadavg_before: float = float("nan")
     loadavg_after: float = float("nan")
+    csv: dict | None = None  # goblin-bench-csv's figures (CSV tokenizers), when it ran
 
 
 def median(samples: list[Sample], attr: str) -> float:
@@ -404,6 +410,66 @@ def table_rows(results: list[Result]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def find_csv_bench(explicit: str | None, binary: Path) -> Path | None:
+    """goblin-bench-csv (built only when libcsv-dev is installed) beside the workbench's build."""
+    if explicit == "none":
+        return None
+    candidates = [explicit] if explicit else [binary.parent.parent.parent / "bench/goblin-bench-csv"]
+    for c in candidates:
+        if c and Path(c).is_file() and os.access(c, os.X_OK):
+            return Path(c).resolve()
+    if explicit:
+        sys.exit(f"bench: --csv-bench {explicit}: not an executable")
+    return None
+
+
+CSV_LINE = re.compile(r"^(goblin::CsvReader|libcsv)\s+([0-9.]+) s\s+([0-9.]+) MB/s\s+(\d+) records\s+(\d+) fields")
+
+
+def csv_tokenizers(tool: Path, run_dir: Path, runs: int, log) -> dict:
+    """Runs goblin-bench-csv on the folder's trace.csv: MB/s of CsvReader and of libcsv."""
+    proc = subprocess.run([str(tool), str(run_dir / "trace.csv"), "--repeat", str(runs)],
+                          capture_output=True, text=True)
+    out = {"exit_code": proc.returncode}
+    for line in proc.stdout.splitlines():
+        m = CSV_LINE.match(line)
+        if m:
+            out[m.group(1)] = {"s": float(m.group(2)), "mb_s": float(m.group(3)),
+                               "records": int(m.group(4)), "fields": int(m.group(5))}
+    if proc.returncode not in (0, 1) or "libcsv" not in out or "goblin::CsvReader" not in out:
+        log(f"bench: {tool} failed on {run_dir} (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+        out["error"] = True
+    return out
+
+
+def print_csv_tokenizers(results, markdown: bool):
+    rows = []
+    for r in results:
+        c = r.csv
+        if not c or c.get("error"):
+            continue
+        ours, theirs = c["goblin::CsvReader"], c["libcsv"]
+        same = ours["records"] == theirs["records"] and ours["fields"] == theirs["fields"]
+        rows.append([f"{r.bytes / 1e6:,.0f} MB", f"{ours['mb_s']:,.0f}", f"{theirs['mb_s']:,.0f}",
+                     f"{ours['mb_s'] / theirs['mb_s']:.1f}x", f"{ours['records']:,}", f"{ours['fields']:,}",
+                     "same" if same else f"DIFF (libcsv {theirs['records']:,} records, {theirs['fields']:,} fields)"])
+    if not rows:
+        return
+    print()
+    print("CSV tokenizer on trace.csv (goblin-bench-csv: best of --runs, fields and records only, no number parsing):")
+    head = ["folder", "CsvReader MB/s", "libcsv MB/s", "CsvReader/libcsv", "records", "fields", "counts"]
+    if markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|---|" + "|".join("---:" for _ in head[1:-1]) + "|---|")
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+        print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
+        for row in rows:
+            print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+
+
 def print_table(head, rows, markdown: bool):
     if markdown:
         print("| " + " | ".join(head) + " |")
@@ -442,6 +508,9 @@ def main() -> int:
                          "beside the repo); 'none' to skip it")
     ap.add_argument("--make-run", default=os.environ.get("GOBLIN_MAKE_RUN", str(REPO.parent / "shared/tools/make_run.py")),
                     help="make_run.py (env GOBLIN_MAKE_RUN; default ../shared/tools/make_run.py beside the repo)")
+    ap.add_argument("--csv-bench", default=os.environ.get("GOBLIN_BENCH_CSV"),
+                    help="goblin-bench-csv for the CSV tokenizer comparison with libcsv (env GOBLIN_BENCH_CSV; "
+                         "default: bench/goblin-bench-csv of the workbench's build if it was built; 'none' skips it)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for the oracle (default: this one)")
     ap.add_argument("--no-check", action="store_true",
                     help="do not compare the workbench's reference-profile metrics with the oracle's")
@@ -486,6 +555,7 @@ def main() -> int:
         log(f"bench: reference oracle {oracle} not found: reference: n/a")
         oracle = None
     use_gnu_time = have_gnu_time()
+    csv_bench = find_csv_bench(args.csv_bench, binary)
     make_run = Path(args.make_run)
     work_dir = Path(args.work_dir)
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -498,6 +568,7 @@ def main() -> int:
     print(f"measured with: {'GNU time (' + GNU_TIME + ' -f ' + repr(TIME_FORMAT) + ') for RSS and CPU, a monotonic clock around it for wall time' if use_gnu_time else 'wait4() and a monotonic clock (GNU time not installed: apt-get install time)'}; "
           f"{args.runs} run(s) each, medians; page cache warmed once, never dropped"
           + ("; every command under SCHED_FIFO 1 (--realtime)" if args.realtime else ""))
+    print(f"CSV tokenizer comparison: {csv_bench if csv_bench else 'n/a (goblin-bench-csv not built: needs libcsv-dev)'}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     sys.stdout.flush()
 
@@ -517,6 +588,8 @@ def main() -> int:
         for (label, kernels), run_dir in zip(plan, run_dirs):
             log(f"{label}: {run_dir} ({folder_bytes(run_dir) / 1e6:.0f} MB)")
             results.append(bench_folder(label, kernels, run_dir, args, binary, oracle, use_gnu_time, Path(scratch), log))
+            if csv_bench:
+                results[-1].csv = csv_tokenizers(csv_bench, run_dir, args.runs, log)
 
     print()
     head, rows = table_rows(results)
@@ -529,6 +602,7 @@ def main() -> int:
     print("disk MB: read from disk by the workbench (median; 0 = the files came from the page cache);")
     print("check: the workbench's --profile reference metrics against the oracle's (1e-9 relative);")
     print("load 1m: the machine's 1-minute load average before/after the folder's runs (other processes).")
+    print_csv_tokenizers(results, args.markdown)
 
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({
@@ -538,7 +612,7 @@ def main() -> int:
             "results": [{
                 "label": r.label, "kernels": r.kernels, "run_dir": r.run_dir, "bytes": r.bytes, "check": r.check,
                 "reference_note": r.reference_note, "loadavg_before": r.loadavg_before,
-                "loadavg_after": r.loadavg_after,
+                "loadavg_after": r.loadavg_after, "csv_tokenizers": r.csv,
                 **{kind: [vars(s) for s in getattr(r, kind)] for kind in ("workbench", "reference", "cat")},
             } for r in results],
         }, indent=2) + "\n")
