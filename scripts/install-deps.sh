@@ -8,5 +8,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     cmake ninja-build g++ pkg-config \
     qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqcustomplot-dev libgl-dev \
-    libsimdjson-dev zlib1g-dev libbenchmark-dev \
+    libsimdjson-dev zlib1g-dev libbenchmark-dev libcsv-dev \
     qt6-qpa-plugins fonts-dejavu-core xvfb xauth time python3 "$@" > /dev/null

@@ -6,6 +6,7 @@
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "liveanalysis.h"
+#include "plotstyle.h"
 #include "modelroles.h"
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
@@ -81,6 +82,7 @@ private slots:
     void searchIsDebounced();
     void profileSwitch();
     void aboutNamesVersions();
+    void followsDarkPalette();
 };
 
 void TestWorkbenchView::initialBudget()
@@ -236,6 +238,44 @@ void TestWorkbenchView::aboutNamesVersions()
     QVERIFY(text.contains(QStringLiteral("9.8.7")));
     QVERIFY(text.contains(QString::fromLatin1(qVersion())));
     QVERIFY(text.contains(simdjsonVersion()));
+}
+
+/// A dark desktop theme reaches both chart libraries: backgrounds, text and axes take the
+/// palette's colours, and the budget chart switches to a dark Qt Charts theme. Set
+/// GOBLIN_TEST_GRAB_DIR to keep a picture of the dark dashboard for a look.
+void TestWorkbenchView::followsDarkPalette()
+{
+    Dashboard d;
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xee, 0xee, 0xee));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xee, 0xee, 0xee));
+    dark.setColor(QPalette::Mid, QColor(0x60, 0x60, 0x60));
+    dark.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
+    dark.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+    QVERIFY(isDarkPalette(dark));
+    d.view.setPalette(dark);
+    QCoreApplication::processEvents();
+
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    for (QCPAxisRect *rect : plot->axisRects()) {
+        QCOMPARE(rect->backgroundBrush().color(), dark.color(QPalette::Base));
+        for (QCPAxis *axis : rect->axes()) {
+            QCOMPARE(axis->tickLabelColor(), dark.color(QPalette::WindowText));
+            QCOMPARE(axis->basePen().color(), dark.color(QPalette::WindowText));
+        }
+    }
+    const BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    QCOMPARE(chart->backgroundBrush().color(), dark.color(QPalette::Base));
+    QCOMPARE(chart->titleBrush().color(), dark.color(QPalette::WindowText));
+    QVERIFY(chart->theme() != QChart::ChartThemeLight);
+
+    const QByteArray grabDir = qgetenv("GOBLIN_TEST_GRAB_DIR");
+    if (!grabDir.isEmpty())
+        QVERIFY(d.view.grab().save(QString::fromLocal8Bit(grabDir) + QStringLiteral("/dashboard-dark.png")));
 }
 
 QTEST_MAIN(TestWorkbenchView)

@@ -157,6 +157,10 @@ void MainWindow::createActions()
     m_aboutAction->setMenuRole(QAction::AboutRole);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     m_aboutQtAction = make(tr("About &Qt"), QKeySequence(tr("Shift+F1")), tr("About the Qt toolkit"));
+    m_openExampleAction = make(tr("Open &Example Run"), QKeySequence(tr("Ctrl+Shift+O")),
+                               tr("Open the small data-bound example run that comes with the workbench"));
+    m_openExampleAction->setEnabled(!exampleRunDir().isEmpty());
+    connect(m_openExampleAction, &QAction::triggered, this, [this] { openRunDir(exampleRunDir()); });
     m_aboutQtAction->setMenuRole(QAction::AboutQtRole);
     connect(m_aboutQtAction, &QAction::triggered, qApp, &QApplication::aboutQt);
 }
@@ -233,6 +237,8 @@ void MainWindow::createMenus()
     view->addAction(m_thresholdDock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_openExampleAction);
+    help->addSeparator();
     help->addAction(m_aboutAction);
     help->addAction(m_aboutQtAction);
 
@@ -332,6 +338,18 @@ void MainWindow::openRunDir(const QString &path)
     // A file given on the command line stands for its folder, as a dropped one does.
     const QFileInfo info(path);
     m_loader->load(info.exists() && !info.isDir() ? runDirForPath(path) : path);
+}
+
+QString MainWindow::exampleRunDir()
+{
+    const QStringList candidates{
+        QDir::cleanPath(QCoreApplication::applicationDirPath() + QStringLiteral("/" GOBLIN_EXAMPLE_RUN_RELDIR)),
+        QStringLiteral(GOBLIN_SOURCE_EXAMPLE_RUN_DIR),
+    };
+    for (const QString &dir : candidates)
+        if (QFileInfo::exists(dir + QStringLiteral("/trace.csv")))
+            return dir;
+    return {};
 }
 
 void MainWindow::openFolderDialog()

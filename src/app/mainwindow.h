@@ -48,6 +48,8 @@ private:
     void saveSettings();
 
     void openFolderDialog();
+    /// The bundled example run: installed under share/goblin-workbench, or in the source tree.
+    static QString exampleRunDir();
     void rebuildRecentMenu();
     void exportPng();
     void exportJson();
@@ -97,6 +99,7 @@ private:
     QAction *m_referenceProfileAction = nullptr;
     QAction *m_aboutAction = nullptr;
     QAction *m_aboutQtAction = nullptr;
+    QAction *m_openExampleAction = nullptr;
     QActionGroup *m_profileGroup = nullptr;
 };
 

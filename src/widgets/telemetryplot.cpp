@@ -51,7 +51,9 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     legend->setVisible(true);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(4);
-    m_utilRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Centred: the threshold labels sit at the right edge and the budget-util label at the left,
+    // so a line dragged near the top never slides its label under the legend.
+    m_utilRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
 
     addLayer(QStringLiteral("levels"), layer(QStringLiteral("main")), QCustomPlot::limAbove);
     addLayer(QStringLiteral("thresholds"), layer(QStringLiteral("levels")), QCustomPlot::limAbove);
