@@ -28,10 +28,3 @@ as_root() {
         die "'$*' needs root and sudo is not installed"
     fi
 }
-
-# The run folder the package check reports on: $GOBLIN_EXAMPLE_RUN, else the README's example.
-example_run() {
-    local run=${GOBLIN_EXAMPLE_RUN:-$GOBLIN_SOURCE_DIR/resources/example-run}
-    [ -d "$run" ] || die "example run folder '$run' does not exist (set GOBLIN_EXAMPLE_RUN)"
-    printf '%s\n' "$run"
-}

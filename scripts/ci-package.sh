@@ -39,7 +39,6 @@ section "Stage 4/4: declared dependencies cover every library the binary links"
 depends=$(dpkg-deb --field "$deb" Depends)
 echo "Depends: $depends"
 dpkg-deb --extract "$deb" "$work/extracted"
-binary=$work/extracted/usr/bin/goblin-workbench
 declared=$(tr ',' '\n' <<<"$depends" | sed -E 's/^ *//; s/[ (|].*$//' | sort -u)
 # Which installed package ships a library file (dpkg knows /lib and /usr/lib spellings apart on
 # merged-/usr systems, so try both).
@@ -53,6 +52,11 @@ owner() {
     dpkg -S "$path" 2>/dev/null || dpkg -S "$alt" 2>/dev/null || true
 }
 missing=0
+# Both programs: goblin-workbench (QtCore only) and the window it execs, goblin-workbench-gui.
+for binary in "$work/extracted/usr/bin/goblin-workbench" \
+              "$work/extracted/usr/libexec/goblin-workbench/goblin-workbench-gui"; do
+[ -x "$binary" ] || { echo "  ${binary#"$work"/extracted}: missing from the package"; missing=1; continue; }
+echo "${binary#"$work"/extracted}:"
 # Only the libraries the binary itself names (DT_NEEDED); theirs are their packages' business.
 for soname in $(readelf -d "$binary" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p'); do
     path=$(ldd "$binary" | awk -v so="$soname" '$1 == so && $2 == "=>" {print $3}')
@@ -70,6 +74,7 @@ for soname in $(readelf -d "$binary" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p');
         echo "  $soname -> $pkg NOT DECLARED"
         missing=1
     fi
+done
 done
 [ "$missing" -eq 0 ] || die "the package does not declare every runtime library it needs"
 
@@ -94,7 +99,9 @@ section "Stage 4/4: the installed binary"
 /usr/bin/goblin-workbench --version | grep -Eq '^goblin-workbench [0-9]+\.[0-9]+\.[0-9]+$' \
     || die "--version does not print 'goblin-workbench X.Y.Z'"
 /usr/bin/goblin-workbench --help | head -n 5
-run=$(example_run)
+# The example installed with the package (Help > Open Example Run), not the source tree's.
+run=/usr/share/goblin-workbench/example-run
+[ -f "$run/trace.csv" ] || die "the example run is not installed in $run"
 # Headless means no display at all: no X, no Wayland, no platform override.
 env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM \
     /usr/bin/goblin-workbench report "$run" --json - --png "$work/report.png" >"$work/report.json"
