@@ -8,6 +8,7 @@ section "Installing build, fuzzing and packaging dependencies (Debian 12)"
 extra=(
     clang libclang-rt-14-dev                            # fuzz targets (stage 3)
     dpkg-dev file desktop-file-utils appstream jq       # .deb, desktop entry, metainfo, report checks
+    xdotool imagemagick                                 # the installed window: its title, a screenshot
 )
 "$GOBLIN_SOURCE_DIR/scripts/install-deps.sh" "${extra[@]}"
 echo "installed the build dependencies and: ${extra[*]}"
