@@ -265,9 +265,14 @@ void MainWindow::createStatusBar()
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
     m_cancel = new QToolButton(this);
-    m_cancel->setDefaultAction(m_cancelLoadAction);
+    // Not setDefaultAction(m_cancelLoadAction): the button would take over the action's status
+    // tip, and the empty tip Qt sends when the clicked button hides wipes "Loading … cancelled"
+    // off the status bar at once.
     m_cancel->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_cancel->setText(tr("Cancel"));
+    m_cancel->setToolTip(tr("Stop loading the run folder (%1)")
+                             .arg(m_cancelLoadAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_cancel, &QToolButton::clicked, m_loader, &LoadController::cancel);
     statusBar()->addPermanentWidget(m_stage);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
