@@ -109,7 +109,11 @@ void MainWindow::createActions()
     m_cancelLoadAction = make(tr("Cancel &Loading"), QKeySequence(Qt::Key_Escape), tr("Stop loading the run folder"));
     m_cancelLoadAction->setEnabled(false);
     connect(m_cancelLoadAction, &QAction::triggered, m_loader, &LoadController::cancel);
-    m_quitAction = make(tr("&Quit"), QKeySequence::Quit, tr("Quit Goblin Workbench"));
+    // QKeySequence::Quit is empty where the platform theme names no quit key (e.g. plain X11
+    // without a desktop); Ctrl+Q is what Linux desktops use.
+    m_quitAction = make(tr("&Quit"),
+                        QKeySequence::keyBindings(QKeySequence::Quit).value(0, QKeySequence(tr("Ctrl+Q"))),
+                        tr("Quit Goblin Workbench"));
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
