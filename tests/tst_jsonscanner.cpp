@@ -71,6 +71,50 @@ Outcome scan(const QByteArray &doc, int piece = 0, bool childrenOfDepth1 = true)
     return o;
 }
 
+/// Records, for each element of a root array, the members setCapturedKeys() located
+/// ("ph=\"X\" ts=12"), or "slow" when the element was not scanned whole by the fast path.
+class CapturingSink : public JsonScanner::Sink
+{
+public:
+    static constexpr std::string_view kKeys[3] = {"ph", "ts", "name"};
+    JsonScanner *scanner = nullptr;
+    QByteArray doc;
+    QStringList elements;
+
+    void rootKey(std::string_view, qint64, qint64) override {}
+    bool valueBegin(int depth, char, qint64, qint64) override { return depth == 0; }
+    void valueEnd(int depth, qint64, bool) override
+    {
+        if (depth != 1)
+            return;
+        const JsonScanner::CapturedMembers *members = scanner->capturedMembers();
+        if (!members) {
+            elements << QStringLiteral("slow");
+            return;
+        }
+        QStringList found;
+        for (int k = 0; k < 3; ++k)
+            if (members->have & (1u << k))
+                found << QString::fromLatin1(kKeys[k].data(), qsizetype(kKeys[k].size())) + QLatin1Char('=') +
+                             QString::fromUtf8(doc.mid(members->begin[k], members->end[k] - members->begin[k]));
+        elements << found.join(QLatin1Char(' '));
+    }
+};
+
+QStringList capture(const QByteArray &doc, int piece = 0)
+{
+    CapturingSink sink;
+    sink.doc = doc;
+    JsonScanner scanner(sink);
+    sink.scanner = &scanner;
+    scanner.setCapturedKeys(CapturingSink::kKeys, 3);
+    const int step = piece > 0 ? piece : std::max<int>(1, int(doc.size()));
+    for (qsizetype i = 0; i < doc.size() && !scanner.failed(); i += step)
+        scanner.feed(doc.constData() + i, size_t(std::min<qsizetype>(step, doc.size() - i)));
+    scanner.finish();
+    return sink.elements;
+}
+
 } // namespace
 
 class TestJsonScanner : public QObject
@@ -87,6 +131,9 @@ private slots:
     void depthLimit();
     void unescape_data();
     void unescape();
+    void capturedMembers_data();
+    void capturedMembers();
+    void capturedMembersOnlyFromTheFastPath();
 };
 
 void TestJsonScanner::pythonGrammar_data()
@@ -277,6 +324,57 @@ void TestJsonScanner::unescape()
     QFETCH(QByteArray, expected);
     const std::string out = JsonScanner::unescape(std::string_view(raw.constData(), size_t(raw.size())));
     QCOMPARE(QByteArray::fromStdString(out), expected);
+}
+
+// The torch trace reader reads an event's members from these offsets instead of running simdjson
+// over the event again, so they must be exactly the tokens simdjson's raw_json_token() shows.
+void TestJsonScanner::capturedMembers_data()
+{
+    QTest::addColumn<QByteArray>("doc");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("plain") << QByteArray(R"([{"ph": "X", "ts": 12.5, "name": "a b", "dur": 3}])")
+                           << QStringList{R"(ph="X" ts=12.5 name="a b")"};
+    QTest::newRow("whitespace around tokens") << QByteArray("[{ \"ph\" :\t\"X\" ,\r\n \"ts\"\n:\n-1e-3 \n}]")
+                                              << QStringList{R"(ph="X" ts=-1e-3)"};
+    QTest::newRow("later duplicates win") << QByteArray(R"([{"ph": "B", "ts": 1, "ph": "X", "ts": [2]}])")
+                                          << QStringList{R"(ph="X" ts=[)"};
+    QTest::newRow("containers show their first byte")
+        << QByteArray(R"([{"ph": {"ph": "no"}, "name": [1, {"ts": 3}], "ts": {}}])")
+        << QStringList{R"(ph={ ts={ name=[)"};
+    QTest::newRow("only the element's own members")
+        << QByteArray(R"([{"args": {"ph": "X", "ts": 1, "name": "n"}, "x": [{"ph": 2}]}, {}])")
+        << QStringList{QString(), QString()};
+    QTest::newRow("prefixes and longer names are other keys")
+        << QByteArray(R"([{"p": 1, "pha": 2, "t": 3, "tss": 4, "nam": 5, "names": 6, "": 7}])") << QStringList{QString()};
+    QTest::newRow("escaped keys are resolved")
+        << QByteArray(R"([{"p\u0068": "X", "t\u0073": 1, "n\"ame": 2, "\u006eame": "\"q\\"}])")
+        << QStringList{R"(ph="X" ts=1 name="\"q\\")"};
+    QTest::newRow("literals, NaN and Infinity")
+        << QByteArray(R"([{"ph": null, "ts": NaN, "name": true}, {"ts": -Infinity, "ph": Infinity, "name": false}])")
+        << QStringList{R"(ph=null ts=NaN name=true)", R"(ph=Infinity ts=-Infinity name=false)"};
+    QTest::newRow("non-object elements and empty objects")
+        << QByteArray(R"([1, "s", [{"ph": 1}], {}, {"ph": 0}])") << QStringList{"slow", "slow", QString(), QString(), "ph=0"};
+    QTest::newRow("deeper than the fast path") << QByteArray("[{\"ph\": 1, \"a\": " + QByteArray(70, '[') + QByteArray(70, ']') + "}]")
+                                              << QStringList{"slow"};
+}
+
+void TestJsonScanner::capturedMembers()
+{
+    QFETCH(QByteArray, doc);
+    QFETCH(QStringList, expected);
+    QStringList got = capture(doc);
+    // Containers scanned whole by the fast path report members (arrays none); scalars are
+    // scanned by the state machine and report nothing.
+    QCOMPARE(got, expected);
+}
+
+void TestJsonScanner::capturedMembersOnlyFromTheFastPath()
+{
+    // Fed a byte at a time, no element is scanned whole in one feed(): none reports members, and
+    // the reader parses them with simdjson instead.
+    const QByteArray doc = R"([{"ph": "X", "ts": 1}, {"ph": "Y"}])";
+    QCOMPARE(capture(doc, 1), (QStringList{"slow", "slow"}));
+    QCOMPARE(capture(doc, 0), (QStringList{R"(ph="X" ts=1)", R"(ph="Y")"}));
 }
 
 QTEST_GUILESS_MAIN(TestJsonScanner)

@@ -162,6 +162,8 @@ private slots:
     void chunkSizeDoesNotChangeTheReading_data();
     void chunkSizeDoesNotChangeTheReading();
     void pipelineKeepsTheSingleThreadedOrder();
+    void scannedMembersMatchSimdjson_data();
+    void scannedMembersMatchSimdjson();
     void eventsSpanningChunksAndLargeMetadata();
     void runFolderChoosesTheFile_data();
     void runFolderChoosesTheFile();
@@ -815,6 +817,80 @@ void TestTorchTraceParser::pipelineKeepsTheSingleThreadedOrder()
     QCOMPARE(allDiagnostics(t).split(QLatin1Char('\n')), expected);
     QCOMPARE(t.eventCount, qint64(6000 + 7 + 2));
     QCOMPARE(*t.workbench.mfuPct, 41.5);
+}
+
+// Events that JsonScanner scans whole within a chunk are read from the member offsets it found
+// on the way; events that straddle chunks (or nest deeper than its fast path) are parsed again by
+// simdjson. Read a byte at a time every event takes the simdjson path; read whole, every event
+// takes the scanner's: both must give the same readings and diagnostics, for members in every
+// form the grammar allows. The expected values pin the readings down on top of that.
+void TestTorchTraceParser::scannedMembersMatchSimdjson_data()
+{
+    QTest::addColumn<QByteArray>("events");
+    QTest::addColumn<qint64>("eventCount");
+    QTest::addColumn<double>("stepTime");
+    QTest::addColumn<double>("hostBusy");
+    QTest::addColumn<qint64>("rowsSkipped");
+
+    // A 1000 µs step; each row adds events whose cpu_op time makes the host-busy fraction.
+    QTest::newRow("later duplicates win") << QByteArray(
+        R"({"ph": "B", "ph": "X", "cat": {"a": 1}, "cat": "cpu_op", "name": ["x"], "name": "aten::mm", "ts": "0", "ts": 100, "dur": true, "dur": 200},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 500, "dur": 100, "ph": "i"})")
+        << qint64(3) << 1000e-6 << 0.2 << qint64(0);
+    QTest::newRow("members of nested objects are not the event's") << QByteArray(
+        R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 100, "dur": 300,
+  "args": {"ph": "i", "cat": "user_annotation", "name": "ProfilerStep#9", "ts": 0, "dur": 5000}, "x": [{"dur": 1}]})")
+        << qint64(2) << 1000e-6 << 0.3 << qint64(0);
+    QTest::newRow("keys that share a prefix with a read one") << QByteArray(
+        R"({"p": "i", "pha": "i", "ph": "X", "phx": "i", "c": 1, "cat": "cpu_op", "cats": 2, "nam": 3, "name": "aten::mm", "names": 4, "t": 5, "ts": 100, "tss": 6, "d": 7, "dur": 400, "durs": 8, "": 9})")
+        << qint64(2) << 1000e-6 << 0.4 << qint64(0);
+    QTest::newRow("escaped keys and values, whitespace around tokens") << QByteArray(
+        "{ \"p\\u0068\" :\t\"X\" ,\r\n \"c\\u0061t\"\n:\n\"cpu_op\" , \"n\\\"ame\": 1, \"\\u006eame\" : \"aten::\\\"mm\\\\\" ,"
+        " \"t\\u0073\" : 100 , \"dur\":500 }")
+        << qint64(2) << 1000e-6 << 0.5 << qint64(0);
+    QTest::newRow("NaN, Infinity, literals and containers as values") << QByteArray(
+        R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": NaN, "dur": 1},
+ {"ph": "X", "cat": "cpu_op", "name": "b", "ts": 1, "dur": -Infinity},
+ {"ph": "X", "cat": "cpu_op", "name": "c", "ts": null, "dur": false},
+ {"ph": "X", "cat": "cpu_op", "name": "d", "ts": {"v": 1}, "dur": [2]},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1e2, "dur": 6E2})")
+        << qint64(6) << 1000e-6 << 0.6 << qint64(4);
+    QTest::newRow("events that are not objects") << QByteArray(
+        R"([{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 900}], 1, "s", null, {},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 100, "dur": 700})")
+        << qint64(7) << 1000e-6 << 0.7 << qint64(4);
+    QTest::newRow("an event deeper than the scanner's fast path") << QByteArray(
+        R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 100, "dur": 800, "args": )" + QByteArray(80, '[') +
+        QByteArray(80, ']') + "}")
+        << qint64(2) << 1000e-6 << 0.8 << qint64(0);
+}
+
+void TestTorchTraceParser::scannedMembersMatchSimdjson()
+{
+    QFETCH(QByteArray, events);
+    QFETCH(qint64, eventCount);
+    QFETCH(double, stepTime);
+    QFETCH(double, hostBusy);
+    QFETCH(qint64, rowsSkipped);
+    const QByteArray doc = R"({"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 1000},
+ )" + events + "\n]}\n";
+    const TorchTrace whole = parseDocument({}, doc);
+    const TorchTrace bytewise = parseDocument({}, doc, 1);
+    for (const TorchTrace *t : {&whole, &bytewise}) {
+        QCOMPARE(t->eventCount, eventCount);
+        QCOMPARE(t->file.rowsSkipped, rowsSkipped);
+        QVERIFY(t->workbench.stepTimeSeconds && t->workbench.hostBusyFraction);
+        QCOMPARE(*t->workbench.stepTimeSeconds, stepTime);
+        QCOMPARE(*t->workbench.hostBusyFraction, hostBusy);
+    }
+    QCOMPARE(allDiagnostics(whole), allDiagnostics(bytewise));
+    for (auto [a, b] : {std::pair{&whole.reference, &bytewise.reference}, std::pair{&whole.workbench, &bytewise.workbench}}) {
+        QCOMPARE(a->stepTimeSeconds, b->stepTimeSeconds);
+        QCOMPARE(a->stepTimeSource, b->stepTimeSource);
+        QCOMPARE(a->hostBusyFraction, b->hostBusyFraction);
+        QCOMPARE(a->profilerSteps, b->profilerSteps);
+    }
 }
 
 void TestTorchTraceParser::eventsSpanningChunksAndLargeMetadata()

@@ -1,5 +1,6 @@
 #include "jsonscanner.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -80,6 +81,17 @@ inline const char *findStringSpecial(const char *p, const char *end)
 
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
+/// raw == key, inline: the member names compared are a few bytes long, shorter than a memcmp call.
+inline bool sameShortKey(std::string_view raw, std::string_view key)
+{
+    if (raw.size() != key.size())
+        return false;
+    for (size_t i = 0; i < raw.size(); ++i)
+        if (raw[i] != key[i])
+            return false;
+    return true;
+}
+
 inline bool isHex(char c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -118,6 +130,20 @@ void appendUtf8(std::string &out, unsigned cp)
 JsonScanner::JsonScanner(Sink &sink) : m_sink(sink)
 {
     m_stack.reserve(64);
+    std::memset(m_captureIndex, -1, sizeof m_captureIndex);
+}
+
+void JsonScanner::setCapturedKeys(const std::string_view *keys, int count)
+{
+    m_captureKeys = keys;
+    m_captureKeyCount = std::min(count, int(CapturedMembers::kMaxKeys));
+    std::memset(m_captureIndex, -1, sizeof m_captureIndex);
+    for (int k = 0; k < m_captureKeyCount; ++k) {
+        if (keys[k].empty())
+            continue;
+        qint8 &slot = m_captureIndex[static_cast<unsigned char>(keys[k][0])];
+        slot = slot == -1 ? qint8(k) : qint8(-2);
+    }
 }
 
 std::string JsonScanner::unescape(std::string_view raw)
@@ -230,6 +256,14 @@ const char *JsonScanner::fastContainer(const char *p, const char *end, const cha
     size_t maxDepth = m_maxDepthSeen;
     bool reachedEnd = false;
     bool inKey = false;
+    // Members of the container itself (depth 1) whose values are wanted (setCapturedKeys()).
+    const bool capture = m_captureKeyCount > 0;
+    CapturedMembers captured;
+    const char *keyStart = nullptr;
+    qint64 escapesAtKey = 0;
+    int pendingField = -1;    // the key just read is keys[pendingField]
+    int capturingField = -1;  // the scalar or string being read is that member's value
+    const char *valueStart = nullptr;
 
 #define GOBLIN_FAST_WS                                                                                         \
     for (;;) {                                                                                                 \
@@ -284,8 +318,36 @@ key:
         goto giveUp;
     ++p;
     inKey = true;
+    if (capture && depth == 1) {
+        keyStart = p;
+        escapesAtKey = escapes;
+    }
     goto string;
 afterKey:
+    if (capture && depth == 1) {
+        const std::string_view raw(keyStart, size_t(p - 1 - keyStart));
+        pendingField = -1;
+        if (escapes == escapesAtKey) {
+            const int k = raw.empty() ? -1 : m_captureIndex[static_cast<unsigned char>(raw[0])];
+            if (k >= 0) {
+                if (sameShortKey(raw, m_captureKeys[k]))
+                    pendingField = k;
+            } else if (k == -2) {
+                for (int kk = 0; kk < m_captureKeyCount; ++kk)
+                    if (raw == m_captureKeys[kk]) {
+                        pendingField = kk;
+                        break;
+                    }
+            }
+        } else {
+            const std::string key = unescape(raw);
+            for (int kk = 0; kk < m_captureKeyCount; ++kk)
+                if (key == m_captureKeys[kk]) {
+                    pendingField = kk;
+                    break;
+                }
+        }
+    }
     GOBLIN_FAST_WS
     if (*p != ':')
         goto giveUp;
@@ -293,6 +355,18 @@ afterKey:
     GOBLIN_FAST_WS
 
 value:
+    if (pendingField >= 0 && depth == 1) {
+        const qint64 at = m_base + (p - data);
+        if (*p == '{' || *p == '[') {
+            captured.have |= quint8(1u << pendingField);
+            captured.begin[pendingField] = at;
+            captured.end[pendingField] = at + 1;
+        } else {
+            capturingField = pendingField;  // ends at afterValue
+            valueStart = p;
+        }
+        pendingField = -1;
+    }
     switch (*p) {
     case '{':
     case '[':
@@ -416,6 +490,12 @@ string:  // p is just after the opening quote; keys and values share this
         goto afterKey;
 
 afterValue:
+    if (capturingField >= 0) {
+        captured.have |= quint8(1u << capturingField);
+        captured.begin[capturingField] = m_base + (valueStart - data);
+        captured.end[capturingField] = m_base + (p - data);
+        capturingField = -1;
+    }
     GOBLIN_FAST_WS
     if (*p == ',') {
         ++p;
@@ -436,6 +516,10 @@ closed:
         m_nonStandardCount = nonStandard;
         m_firstNonStandardLine = firstNonStandardLine;
         m_maxDepthSeen = maxDepth;
+        if (capture) {
+            m_captured = captured;
+            m_capturedValid = true;  // for the valueEnd() that follows; reset after it
+        }
         return p;
     }
     goto afterValue;
@@ -476,6 +560,7 @@ const char *JsonScanner::beginValue(char c, const char *p, const char *end, cons
         if (!children && depth >= 1 && m_fastPathEnabled) {
             if (const char *next = fastContainer(p, end, data)) {
                 endValue(m_base + (next - data));
+                m_capturedValid = false;
                 return next;
             }
         }

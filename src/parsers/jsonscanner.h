@@ -71,6 +71,23 @@ public:
 
     static constexpr size_t maxDepthLimit() { return 1u << 20; }
 
+    /// Where the members named by setCapturedKeys() lie in an object just scanned.
+    struct CapturedMembers {
+        static constexpr int kMaxKeys = 8;
+        quint8 have = 0;  ///< bit i: the member keys[i] was found; the last occurrence counts
+        /// Absolute offsets of the value's token: a string with its quotes, a number or literal, or
+        /// only the '{' or '[' of a container (what simdjson's raw_json_token() shows, trimmed).
+        qint64 begin[kMaxKeys] = {};
+        qint64 end[kMaxKeys] = {};
+    };
+    /// Member names (without escapes; at most CapturedMembers::kMaxKeys; the array must outlive the
+    /// scanner) whose values the scanner locates in the objects it scans whole in one feed().
+    void setCapturedKeys(const std::string_view *keys, int count);
+    /// During Sink::valueEnd() for an object scanned whole by the fast path: its members. Null for
+    /// values scanned otherwise (across feed() calls, deeper than 64 levels, or with an error
+    /// that the slow path then reports).
+    const CapturedMembers *capturedMembers() const { return m_capturedValid ? &m_captured : nullptr; }
+
     /// Resolves the escapes of a JSON string body (without the quotes). Lone surrogates become
     /// their 3-byte (WTF-8) encoding, as Python keeps them in the str.
     static std::string unescape(std::string_view raw);
@@ -109,6 +126,11 @@ private:
     bool m_failed = false;
     bool m_errorIsDepthLimit = false;
     bool m_fastPathEnabled = true;   // off until the next feed() once a value ran past the data
+    bool m_capturedValid = false;    // m_captured describes the value being ended
+    const std::string_view *m_captureKeys = nullptr;
+    int m_captureKeyCount = 0;
+    qint8 m_captureIndex[256];       // key by first byte: -1 none, -2 several
+    CapturedMembers m_captured;
     quint8 m_reportChildren = 0;     // bit d: children of the open depth-d container are reported
     int m_hexLeft = 0;
     const char *m_literal = nullptr;  // remaining bytes of a literal being matched

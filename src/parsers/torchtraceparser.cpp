@@ -628,6 +628,7 @@ struct EventSpan {
     int generation;
     char first;
     bool escapes;
+    bool preparsed = false;  ///< JsonScanner located its members (Batch::fields): no simdjson pass
 };
 
 struct Capture {
@@ -698,12 +699,35 @@ struct ObjectMembers : JsonScanner::Sink {
 // The two-stage pipeline. Thread A (the caller's) reads, checks UTF-8 and splits the document with
 // JsonScanner; thread B parses the finished events with simdjson and aggregates them, strictly in
 // document order, so the floating-point sums are the same as in one thread.
+//
+// Before thread B starts (files up to kPipelineAfterChunks chunks, and the start of larger ones),
+// JsonScanner also notes where each event's five members lie while it validates the event (see
+// JsonScanner::setCapturedKeys): those events are aggregated from these tokens without a simdjson
+// pass, so each of their bytes is checked once. Events the scanner did not scan whole in one
+// feed() (cut by a chunk boundary, nested deeper than its fast path) still go through simdjson.
 
 /// Something thread A did that must reach the diagnostics in the order the single-threaded reader
 /// produced it: a diagnostic, or an event dropped for its size (counted and listed by thread B).
 struct Deferred {
     Diagnostic diagnostic;
     bool droppedEvent = false;
+};
+
+/// The members an event is read for, in this order; later duplicates win, as in a Python dict.
+constexpr int kEventKeyCount = 5;
+constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur"};
+
+/// The raw tokens of those members (as simdjson's raw_json_token() shows them).
+struct EventFields {
+    std::string_view token[kEventKeyCount];
+    quint8 have = 0;  ///< bit i: token[i] was found
+};
+
+/// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
+struct EventTokens {
+    qint64 begin[kEventKeyCount];  ///< set where `have` says so
+    quint32 length[kEventKeyCount];
+    quint8 have = 0;
 };
 
 /// A buffer of document bytes handed from thread A to thread B, with the events that lie whole in
@@ -713,6 +737,9 @@ struct Batch {
     size_t capacity = 0;
     qint64 base = 0;
     std::vector<EventSpan> events;
+    /// Members of the preparsed events, in order, located by JsonScanner on thread A; the other
+    /// events are parsed by simdjson on thread B.
+    std::vector<EventTokens> fields;
     std::vector<Deferred> deferred;  ///< applied before the events
     char *at(qint64 offset) const { return buf.get() + 1 + (offset - base); }
 };
@@ -769,6 +796,7 @@ public:
     void recycle(Batch &&batch)
     {
         batch.events.clear();
+        batch.fields.clear();
         batch.deferred.clear();
         std::lock_guard lock(m_mutex);
         if (m_free.size() < m_capacity + 1)
@@ -813,6 +841,7 @@ public:
           m_pipelineFromOffset(kPipelineAfterChunks * qint64(m_chunkBytes)),
           m_scanner(*this), m_eventIssues(out.diagnostics, m_name, QStringLiteral("unusable events"))
     {
+        m_scanner.setCapturedKeys(kEventKeys, kEventKeyCount);
     }
 
     ~TraceReader() override { stopWorker(); }
@@ -851,6 +880,8 @@ private:
     void parseBatch(Batch &batch, size_t first, size_t last);
     void parseOneEvent(const Batch &batch, const EventSpan &span);
     void handleEvent(simdjson::ondemand::object object, const EventSpan &span);
+    static bool collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields);
+    void applyEvent(const EventFields &fields, const EventSpan &span);
     void flushCaptures(qint64 upTo);
     void finishReference(bool bom, bool compressed);
     void finishWorkbench();
@@ -899,6 +930,7 @@ private:
     qint64 m_captureCopied = 0;
 
     simdjson::ondemand::parser m_parser{simdjson::SIMDJSON_MAXSIZE_BYTES};
+    std::vector<EventTokens> m_fastFields;  // members of m_pending's preparsed events
     std::unique_ptr<char[]> m_scratch;
     size_t m_scratchSize = 0;
     bool m_batchError = false;  // set by handleEvent when simdjson refuses the event
@@ -1036,6 +1068,19 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
         }
         m_current.end = endOffset;
         m_current.escapes = sawBackslash;
+        const JsonScanner::CapturedMembers *members = m_current.first == '{' ? m_scanner.capturedMembers() : nullptr;
+        if (members) {
+            // JsonScanner validated the event and located its members on the way: simdjson need
+            // not index these bytes again.
+            m_current.preparsed = true;
+            EventTokens &tokens = m_fastFields.emplace_back();
+            tokens.have = members->have;
+            for (unsigned have = members->have; have; have &= have - 1) {
+                const int k = __builtin_ctz(have);
+                tokens.begin[k] = members->begin[k];
+                tokens.length[k] = quint32(members->end[k] - members->begin[k]);
+            }
+        }
         m_pending.push_back(m_current);
         return;
     }
@@ -1189,9 +1234,21 @@ void TraceReader::processBatch(Batch &batch)
     applyDeferred(batch.deferred);
     const std::vector<EventSpan> &events = batch.events;
     size_t i = 0;
+    size_t f = 0;
     while (i < events.size()) {
+        if (events[i].preparsed) {
+            const EventTokens &tokens = batch.fields[f++];
+            EventFields fields;
+            fields.have = tokens.have;
+            for (int k = 0; k < kEventKeyCount; ++k)
+                if (tokens.have & (1u << k))
+                    fields.token[k] = std::string_view(batch.at(tokens.begin[k]), tokens.length[k]);
+            applyEvent(fields, events[i]);
+            ++i;
+            continue;
+        }
         size_t j = i + 1;
-        while (j < events.size() && events[j].generation == events[i].generation)
+        while (j < events.size() && !events[j].preparsed && events[j].generation == events[i].generation)
             ++j;
         parseBatch(batch, i, j);
         i = j;
@@ -1246,6 +1303,7 @@ void TraceReader::submitBatch(qint64 keep, std::vector<Deferred> &&before, bool 
     batch.capacity = m_capacity;
     batch.base = m_bufBase;
     batch.events.swap(m_pending);
+    batch.fields.swap(m_fastFields);
     batch.deferred = std::move(before);
 
     // The second thread costs about 20 % more CPU in all (the bytes move between cores). When the
@@ -1257,6 +1315,8 @@ void TraceReader::submitBatch(qint64 keep, std::vector<Deferred> &&before, bool 
         m_buf = std::move(batch.buf);
         m_pending.swap(batch.events);
         m_pending.clear();
+        m_fastFields.swap(batch.fields);
+        m_fastFields.clear();
         if (kept > 0)
             std::memmove(m_buf.get() + 1, at(keep), kept);
         m_bufBase = keep;
@@ -1280,11 +1340,24 @@ void TraceReader::submitBatch(qint64 keep, std::vector<Deferred> &&before, bool 
     m_capacity = next.capacity;
     m_pending.swap(next.events);
     m_pending.clear();
+    m_fastFields.swap(next.fields);
+    m_fastFields.clear();
     m_bufBase = keep;
     m_len = kept;
 
-    if (!m_worker.joinable())
+    // Thread B parses every event of its batches with simdjson, as before the scanner located
+    // members: the two threads then share the work evenly (thread A is the busier one, and
+    // reading tokens scattered through a buffer filled on the other core costs thread B more than
+    // simdjson's sequential pass). So the scanner stops locating members once thread B runs.
+    if (!batch.fields.empty()) {
+        for (EventSpan &span : batch.events)
+            span.preparsed = false;
+        batch.fields.clear();
+    }
+    if (!m_worker.joinable()) {
+        m_scanner.setCapturedKeys(nullptr, 0);
         startWorker();
+    }
     m_queue.push(std::move(batch));  // false: thread B failed; stopWorker() rethrows its error
 }
 
@@ -1391,18 +1464,14 @@ bool isWaitForGpu(std::string_view name)
 
 } // namespace
 
-void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span)
+bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields)
 {
-    std::string_view phToken, catToken, nameToken, tsToken, durToken;
-    bool havePh = false, haveCat = false, haveName = false, haveTs = false, haveDur = false;
     for (auto fieldResult : object) {
         simdjson::ondemand::field field;
-        if (std::move(fieldResult).get(field) != simdjson::SUCCESS) {
-            m_batchError = true;
-            return;
-        }
+        if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
+            return false;
         int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur
-        if (!span.escapes) {
+        if (!escapes) {
             const char *raw = field.key().raw();
             switch (raw[0]) {
             case 'p': which = rawKeyIs(raw, "ph") ? 0 : -1; break;
@@ -1421,19 +1490,32 @@ void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan
             const std::string key = JsonScanner::unescape(std::string_view(raw, length));
             which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4 : -1;
         }
-        if (which < 0)
-            continue;  // the value is skipped by the next iteration
-        const std::string_view token = field.value().raw_json_token();
-        // Later duplicates win, as in a Python dict.
-        switch (which) {
-        case 0: phToken = token; havePh = true; break;
-        case 1: catToken = token; haveCat = true; break;
-        case 2: nameToken = token; haveName = true; break;
-        case 3: tsToken = token; haveTs = true; break;
-        default: durToken = token; haveDur = true; break;
+        if (which >= 0) {
+            // Later duplicates win, as in a Python dict.
+            fields.token[which] = field.value().raw_json_token();
+            fields.have |= quint8(1u << which);
         }
+        // The value is skipped by the next iteration.
     }
+    return true;
+}
 
+void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span)
+{
+    EventFields fields;
+    if (!collectFields(object, span.escapes, fields)) {
+        m_batchError = true;
+        return;
+    }
+    applyEvent(fields, span);
+}
+
+void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
+{
+    const std::string_view phToken = fields.token[0], catToken = fields.token[1], nameToken = fields.token[2],
+                           tsToken = fields.token[3], durToken = fields.token[4];
+    const bool havePh = fields.have & 1u, haveCat = fields.have & 2u, haveName = fields.have & 4u,
+               haveTs = fields.have & 8u, haveDur = fields.have & 16u;
     const PyValue ph = havePh ? classify(phToken) : PyValue{};
     const PyValue cat = haveCat ? classify(catToken) : PyValue{};
     const PyValue name = haveName ? classify(nameToken) : PyValue{};
