@@ -20,7 +20,7 @@ if [ -z "${GOBLIN_WORKBENCH:-}" ]; then
     fi
     targets=(goblin-workbench)
     # The benchmark executables too, when this build has them (optional dependencies).
-    for t in goblin-bench-thresholds goblin-bench-repaint; do
+    for t in goblin-bench-thresholds goblin-bench-repaint goblin-bench-csv goblin-bench-load; do
         if ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:"; then
             targets+=("$t")
         fi
