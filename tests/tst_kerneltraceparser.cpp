@@ -235,6 +235,9 @@ void TestKernelTraceParser::dialects_data()
     QTest::addColumn<QString>("diagnostic"); // part of the one diagnostic that explains a refusal
     QTest::newRow("rocprofv3 ROCm 6.2") << "gen/v3-rocm6.2.csv"
                                         << "rocprofv3 ROCm 6.2 (16 columns)" << true << "";
+    // Header cells padded with blanks and vertical tabs (fuzz finding F3): still that layout, rows read.
+    QTest::newRow("rocprofv3 ROCm 6.2, padded header cells") << "gen/v3-rocm6.2-padded-header.csv"
+                                                            << "rocprofv3 ROCm 6.2 (16 columns)" << true << "";
     QTest::newRow("rocprofv3 ROCm 6.3") << "gen/v3-rocm6.3.csv"
                                         << "rocprofv3 ROCm 6.3/6.4 (18 columns)" << true << "";
     QTest::newRow("rocprofv3 docs 0.5 (real)") << "real/sdk-0.5-docs_kernel_trace.csv"

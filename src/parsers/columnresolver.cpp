@@ -96,7 +96,9 @@ ResolvedColumn resolveExactColumn(const QStringList &header, const QStringList &
     ResolvedColumn r;
     for (const QString &alias : aliases) {
         for (int i = 0; i < header.size(); ++i) {
-            if (header[i].compare(alias, Qt::CaseInsensitive) == 0) {
+            // Trimmed like the layout detection's name set: a header cell padded with blanks or
+            // control whitespace is still that column (a fuzzer found the two disagreeing).
+            if (QStringView(header[i]).trimmed().compare(alias, Qt::CaseInsensitive) == 0) {
                 r.index = i;
                 r.name = header[i];
                 r.matchedAlias = alias;

@@ -22,8 +22,8 @@ struct ResolvedColumn {
 /// the last value when a header repeats a name.
 ResolvedColumn resolveReferenceColumn(const QStringList &header, const QStringList &aliases);
 
-/// Exact (case-insensitive) lookup only, first alias that exists wins; used by the workbench
-/// where substring matching is a known trap.
+/// Exact (case-insensitive, surrounding whitespace ignored) lookup only, first alias that exists
+/// wins; used by the workbench where substring matching is a known trap.
 ResolvedColumn resolveExactColumn(const QStringList &header, const QStringList &aliases);
 
 } // namespace goblin

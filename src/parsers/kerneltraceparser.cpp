@@ -499,6 +499,10 @@ Layout detectLayout(const QStringList &header, const QString &fileName)
                           .arg(name.name));
     }
 
+    if (!(start.found() && end.found()) && !duration.found())
+        return refuse(l.dialect, QStringLiteral("its timing columns (%1) could not be matched to a start and an end "
+                                                "or a duration column; not read as a kernel trace")
+                                     .arg(header.join(QStringLiteral(", ")).left(200)));
     l.usable = true;
     l.name = name.index;
     l.agent = agent.index;
