@@ -15,8 +15,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
+
 #include <cmath>
 #include <optional>
+#include <zlib.h>
 
 using namespace goblin;
 using goblin::test::dataPath;
@@ -134,6 +137,71 @@ QByteArray interleavedWarningsDocument()
            "8],\n\"metadata\": {\"mfu_pct\": 41.5}}\n";
 }
 
+
+/// The bytes of a fixture, decompressed if it is gzip.
+QByteArray fixtureBytes(const QString &name)
+{
+    QByteArray out;
+    gzFile f = gzopen(QFile::encodeName(fixture(name)).constData(), "rb");
+    if (!f)
+        qFatal("cannot open %s", qPrintable(name));
+    char buffer[65536];
+    int n;
+    while ((n = gzread(f, buffer, sizeof buffer)) > 0)
+        out.append(buffer, n);
+    gzclose(f);
+    return out;
+}
+
+/// A Kineto-shaped trace (one event per few lines, indented) of `count` events of every kind the
+/// readings use, with traps for a reader that cuts the text into ranges: names holding "}, {",
+/// escapes, nested args with arrays of objects. `trap(i)` may replace event i's text.
+QByteArray rangeTestDocument(int count, const std::function<QByteArray(int, const QByteArray &)> &trap = {})
+{
+    QByteArray out = "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n    {\"id\": 0}, {\"id\": 1}\n  ],\n"
+                     "  \"traceEvents\": [\n";
+    for (int i = 0; i < count; ++i) {
+        const QByteArray ts = QByteArray::number(1000000 + i * 37) + "." + QByteArray::number(i % 1000);
+        QByteArray e;
+        switch (i % 7) {
+        case 0:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#" + QByteArray::number(i) +
+                "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + ts + ", \"dur\": 30.5\n  }";
+            break;
+        case 1:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm}, {\\\"x\\\"" + QByteArray::number(i) +
+                "\", \"pid\": 1, \"tid\": 1,\n    \"ts\": " + ts + ", \"dur\": 12.25,\n    \"args\": {\n      \"l\": [{\"a\": 1}, {\"b\": [2, {}]}]\n    }\n  }";
+            break;
+        case 2:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"hipLaunchKernel\", \"pid\": 1, \"tid\": 1,\n"
+                "    \"ts\": " + ts + ", \"dur\": 4\n  }";
+            break;
+        case 3:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"Cijk_Ailk_Bljk \\u00e9 \xc3\xa9\", \"pid\": 0, "
+                "\"tid\": 7,\n    \"ts\": " + ts + ", \"dur\": 55.125,\n    \"args\": {\"External id\": " + QByteArray::number(i) + "}\n  }";
+            break;
+        case 4:
+            e = "  {\"ph\": \"s\", \"id\": " + QByteArray::number(i) + ", \"pid\": 1, \"tid\": 1, \"ts\": " + ts +
+                ", \"cat\": \"ac2g\", \"name\": \"ac2g\"}";
+            break;
+        case 5:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"cudaDeviceSynchronize\", \"pid\": 1, \"tid\": 1,\n"
+                "    \"ts\": " + ts + ", \"dur\": 3.5\n  }";
+            break;
+        default:
+            e = "  {\n    \"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"Optimizer.step#SGD.step\", \"pid\": 1, "
+                "\"tid\": 1,\n    \"ts\": " + ts + ", \"dur\": 1e1\n  }";
+            break;
+        }
+        if (trap)
+            e = trap(i, e);
+        out += e;
+        out += i + 1 < count ? ",\n" : "\n";
+    }
+    out += "  ],\n  \"traceName\": \"x\",\n  \"metadata\": {\"mfu_pct\": 41.5}\n}\n";
+    return out;
+}
+
 void writeFile(const QString &path, const QByteArray &bytes)
 {
     QFile f(path);
@@ -162,6 +230,9 @@ private slots:
     void chunkSizeDoesNotChangeTheReading_data();
     void chunkSizeDoesNotChangeTheReading();
     void pipelineKeepsTheSingleThreadedOrder();
+    void rangesDoNotChangeTheReading_data();
+    void rangesDoNotChangeTheReading();
+    void rangesCanBeCancelled();
     void scannedMembersMatchSimdjson_data();
     void scannedMembersMatchSimdjson();
     void eventsSpanningChunksAndLargeMetadata();
@@ -817,6 +888,138 @@ void TestTorchTraceParser::pipelineKeepsTheSingleThreadedOrder()
     QCOMPARE(allDiagnostics(t).split(QLatin1Char('\n')), expected);
     QCOMPARE(t.eventCount, qint64(6000 + 7 + 2));
     QCOMPARE(*t.workbench.mfuPct, 41.5);
+}
+
+// Large plain traces are cut into byte ranges read on several threads. Whatever the cuts hit
+// (strings, nested args, bad bytes, syntax errors, the end of the array), the reading and the
+// diagnostics must be those of one pass; ranges before a problem still count.
+void TestTorchTraceParser::rangesDoNotChangeTheReading_data()
+{
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<bool>("rangesCount");  // some ranges must have been read in parallel
+    for (const char *name : {"gen_none.json", "gen_kineto.json.gz", "gen_kineto_object.json.gz", "gen_int_compact.json.gz",
+                             "hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz", "hta_trace_filter_sampled_rank-0.json.gz",
+                             "kineto_2021_resnet50_first_step.json.gz",
+                             "tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz"})
+        QTest::newRow(name) << fixtureBytes(QString::fromLatin1(name)) << false;
+    QTest::newRow("clean") << rangeTestDocument(3000) << true;
+    const auto at = [](int where, const char *replacement) {
+        return [where, replacement](int i, const QByteArray &e) { return i == where ? QByteArray(replacement) : e; };
+    };
+    QTest::newRow("unusable ts late") << rangeTestDocument(3000, at(2500, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", "
+                                                                           "\"name\": \"a\",\n \"ts\": \"soon\", \"dur\": 1}"))
+                                      << true;
+    QTest::newRow("bad UTF-8 late") << rangeTestDocument(3000, at(2600, "  {\"ph\": \"X\", \"name\": \"\xff\xfe\"}")) << true;
+    QTest::newRow("NaN late") << rangeTestDocument(3000, at(2700, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n\", "
+                                                               "\"ts\": NaN, \"dur\": 1}"))
+                              << true;
+    QTest::newRow("not an object late") << rangeTestDocument(3000, at(2800, "  [1, 2, {}]")) << true;
+    QTest::newRow("syntax error late") << rangeTestDocument(3000, at(2900, "  {\"ph\": \"X\",, \"name\": \"a\"}")) << true;
+    QTest::newRow("deeper than the fast path")
+        << rangeTestDocument(3000, [](int i, const QByteArray &e) {
+               return i % 500 == 3 ? "  {\"ph\": \"X\", \"args\": " + QByteArray(80, '[') + QByteArray(80, ']') + "}" : e;
+           })
+        << true;
+    QTest::newRow("syntax error early") << rangeTestDocument(3000, at(10, "  {\"ph\": \"X\" \"name\": \"a\"}")) << false;
+    QByteArray truncated = rangeTestDocument(3000);
+    truncated.chop(truncated.size() - truncated.lastIndexOf("},") - 1);
+    QTest::newRow("truncated") << truncated << true;
+    // A second "traceEvents" after the first: the reference keeps the last, the workbench both.
+    const QByteArray second = rangeTestDocument(1500);
+    const qsizetype open = second.indexOf("\"traceEvents\"");
+    const qsizetype close = second.indexOf("  ],\n  \"traceName\"");
+    QByteArray twoArrays = rangeTestDocument(2000);
+    twoArrays.replace("  \"traceName\"", second.mid(open, close + 5 - open) + "  \"traceName\"");
+    QTest::newRow("two traceEvents") << twoArrays << true;
+    QTest::newRow("interleaved warnings") << interleavedWarningsDocument() << false;
+    const QByteArray plain = rangeTestDocument(2000);
+    const qsizetype first = plain.indexOf("\"traceEvents\": [\n") + 16;
+    QTest::newRow("root array") << "[" + plain.mid(first, plain.indexOf("  ],\n  \"traceName\"") - first) + "]\n" << false;
+    QTest::newRow("byte order mark") << "\xef\xbb\xbf" + rangeTestDocument(2000) << false;
+}
+
+void TestTorchTraceParser::rangesDoNotChangeTheReading()
+{
+    QFETCH(QByteArray, document);
+    QFETCH(bool, rangesCount);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("torch_profile.json"));
+    writeFile(path, document);
+    const QString name = QStringLiteral("torch_profile.json");
+    const TorchTrace base = parseTorchTraceFile(path, name, {}, size_t(1) << 20, 0);
+    QCOMPARE(base.parallelRanges, 0);
+    int mostRanges = 0;
+    for (auto [chunk, range] : {std::pair<size_t, qint64>{7, 300}, {64, 1000}, {4096, 2500}, {1 << 20, 7000}, {1 << 20, 40000}}) {
+        const TorchTrace t = parseTorchTraceFile(path, name, {}, chunk, range);
+        const QString where = QStringLiteral("chunk %1, range %2").arg(chunk).arg(range);
+        mostRanges = std::max(mostRanges, t.parallelRanges);
+        for (auto [a, b] : {std::pair{&base.reference, &t.reference}, std::pair{&base.workbench, &t.workbench}}) {
+            QVERIFY2(b->readFailed == a->readFailed, qPrintable(where));
+            QCOMPARE(b->readFailure, a->readFailure);
+            COMPARE_VALUE(b->tokensPerSec, a->tokensPerSec ? QVariant(*a->tokensPerSec) : QVariant(), 1e-12);
+            COMPARE_VALUE(b->mfuPct, a->mfuPct ? QVariant(*a->mfuPct) : QVariant(), 1e-12);
+            QCOMPARE(b->pytorchVersion, a->pytorchVersion);
+            // Sums over the ranges are added range by range: equal to within a few ulps.
+            COMPARE_VALUE(b->stepTimeSeconds, a->stepTimeSeconds ? QVariant(*a->stepTimeSeconds) : QVariant(), 1e-12);
+            QCOMPARE(b->stepTimeSource, a->stepTimeSource);
+            COMPARE_VALUE(b->hostBusyFraction, a->hostBusyFraction ? QVariant(*a->hostBusyFraction) : QVariant(), 1e-12);
+            QCOMPARE(b->hostBusySource, a->hostBusySource);
+            QCOMPARE(b->profilerSteps, a->profilerSteps);
+        }
+        QVERIFY2(t.eventCount == base.eventCount, qPrintable(where));
+        QCOMPARE(t.file.rowsRead, base.file.rowsRead);
+        QCOMPARE(t.file.rowsSkipped, base.file.rowsSkipped);
+        QVERIFY(!t.cancelled);
+        // The same diagnostics with the same lines; rounds of another size may order a round's
+        // structural warnings before its events' (as in chunkSizeDoesNotChangeTheReading).
+        QStringList got = allDiagnostics(t).split(QLatin1Char('\n'));
+        QStringList want = allDiagnostics(base).split(QLatin1Char('\n'));
+        got.sort();
+        want.sort();
+        QCOMPARE(got, want);
+    }
+    if (rangesCount)
+        QVERIFY2(mostRanges > 0, "no range was read in parallel");
+}
+
+void TestTorchTraceParser::rangesCanBeCancelled()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("torch_profile.json"));
+    const QByteArray document = rangeTestDocument(60000);
+    writeFile(path, document);
+    const QString name = QStringLiteral("torch_profile.json");
+
+    // Progress goes up to the file's size and never back, though several threads read.
+    QList<qint64> seen;
+    TorchTrace t = parseTorchTraceFile(path, name, [&](qint64 done) {
+        seen << done;
+        return true;
+    }, 4096, 200000);
+    QVERIFY(t.parallelRanges > 0);
+    QVERIFY(!t.cancelled);
+    QVERIFY(seen.size() >= 2);
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    QCOMPARE(seen.last(), qint64(document.size()));
+
+    // Cancelled at each report in turn (how many there are depends on how the threads share the
+    // work): never a hang, and a cancel before the end never passes for a whole reading.
+    for (int stopAt = 1; stopAt <= seen.size(); ++stopAt) {
+        int calls = 0;
+        qint64 lastDone = 0;
+        t = parseTorchTraceFile(path, name, [&](qint64 done) {
+            lastDone = done;
+            return ++calls < stopAt;
+        }, 4096, 200000);
+        if (!t.cancelled) {  // this run reported less often
+            QVERIFY(calls < stopAt);
+            QCOMPARE(t.eventCount, qint64(60000));
+            continue;
+        }
+        QCOMPARE(calls, stopAt);
+        if (lastDone < document.size())
+            QVERIFY(t.eventCount < 60000);
+    }
 }
 
 // Events that JsonScanner scans whole within a chunk are read from the member offsets it found

@@ -906,6 +906,39 @@ stopped:
     return Status::Error;
 }
 
+void JsonScanner::startInsideRootArray(qint64 offset)
+{
+    m_stack.assign({1, 0});
+    m_maxDepthSeen = 2;
+    m_reportChildren = 0x3;
+    m_state = State::Value;
+    m_base = m_offset = offset;
+    m_line = 1;
+    m_lineStart = offset;
+}
+
+bool JsonScanner::atRootArrayElement() const
+{
+    return !m_failed && m_state == State::Value && m_stack.size() == 2 && m_stack[0] == 1 && m_stack[1] == 0 &&
+           (m_reportChildren & 0x3) == 0x3;
+}
+
+bool JsonScanner::afterRootArrayElement() const
+{
+    return !m_failed && m_state == State::AfterValue && m_stack.size() == 2 && m_stack[0] == 1 && m_stack[1] == 0 &&
+           (m_reportChildren & 0x3) == 0x3;
+}
+
+void JsonScanner::skipTo(const Resume &r)
+{
+    m_state = r.afterElement ? State::AfterValue : State::Value;
+    m_base = m_offset = r.offset;
+    m_line = r.line;
+    m_lineStart = r.lineStart;
+    m_escapes += r.escapes;
+    m_maxDepthSeen = std::max(m_maxDepthSeen, r.maxDepth);
+}
+
 JsonScanner::Status JsonScanner::finish()
 {
     if (m_failed)

@@ -71,6 +71,35 @@ public:
 
     static constexpr size_t maxDepthLimit() { return 1u << 20; }
 
+    // Scanning a document in byte ranges on several threads (a trace's "traceEvents" array cut
+    // between two elements). A range is scanned by its own scanner that assumes where it starts;
+    // the scanner of the range before checks that assumption when it reaches the same offset.
+
+    /// Starts at `offset` as if `{"key": [value,` had been read, with the children of the root
+    /// object and of that array reported: an element of a root member's array comes next. Lines
+    /// count from 1 at `offset`. Call before the first feed(), which must start at `offset`.
+    void startInsideRootArray(qint64 offset);
+    /// True when the next value would be an element of an array that is a member of the root
+    /// object, after a ',' and whitespace only: the state startInsideRootArray() assumes.
+    bool atRootArrayElement() const;
+    /// True when only ']' (after whitespace) can close that array: after one of its elements.
+    bool afterRootArrayElement() const;
+    /// Where the scanning that another scanner did on this one's behalf ended (see skipTo()).
+    struct Resume {
+        qint64 offset = 0;       ///< absolute offset of the next byte to scan
+        qint64 line = 1;         ///< its line
+        qint64 lineStart = 0;    ///< absolute offset of that line's first byte
+        bool afterElement = false;  ///< an element just ended (']' or ',' next), else one comes next
+        qint64 escapes = 0;      ///< backslashes in strings of the skipped bytes
+        size_t maxDepth = 0;     ///< deepest nesting in them
+    };
+    /// Continues at r.offset as if the bytes up to it had been scanned here (by a scanner that
+    /// began with startInsideRootArray() where this one is now, atRootArrayElement()).
+    void skipTo(const Resume &r);
+    /// Absolute offset of the first byte of the current line.
+    qint64 lineStart() const { return m_lineStart; }
+    qint64 escapes() const { return m_escapes; }
+
     /// Where the members named by setCapturedKeys() lie in an object just scanned.
     struct CapturedMembers {
         static constexpr int kMaxKeys = 8;

@@ -15,7 +15,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
@@ -43,6 +45,9 @@ constexpr size_t kCaptureLimitBytes = size_t(64) << 20;   // one top-level value
 constexpr size_t kMaxEventBytes = size_t(256) << 20;      // one trace event kept whole
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 constexpr size_t kSimdjsonMaxDepth = 1024;
+/// A plain trace at least twice this size is cut into ranges of about this size between two
+/// elements of "traceEvents", parsed concurrently (see TraceReader::runRange()).
+constexpr qint64 kDefaultRangeBytes = qint64(32) << 20;
 /// Deepest nesting that Python 3.11's json module decodes when called from the reference through
 /// oracle.py (994 levels raise RecursionError, which the reference does not catch). Measured; the
 /// exact value moves by a level or two with the caller's stack depth. Not modelled: a syntax error
@@ -102,6 +107,26 @@ public:
 
     bool compressed() const { return m_gzip; }
     qint64 fileSize() const { return m_size; }
+    /// Plain files only: the next read() starts at `offset`, which then counts as read.
+    bool seek(qint64 offset)
+    {
+        if (m_gzip || !m_file.seek(offset))
+            return false;
+        m_raw = offset;
+        return true;
+    }
+    /// Plain files only: up to `max` bytes from `offset`, without moving the read position.
+    qint64 peek(qint64 offset, char *dst, qint64 max)
+    {
+        if (m_gzip)
+            return -1;
+        const qint64 position = m_file.pos();
+        if (!m_file.seek(offset))
+            return -1;
+        const qint64 n = m_file.read(dst, max);
+        m_file.seek(position);
+        return n;
+    }
     qint64 rawBytesRead() const { return m_raw; }
     /// Set when the input ended badly: I/O error, corrupt or truncated gzip stream.
     const QString &problem() const { return m_problem; }
@@ -598,6 +623,29 @@ struct ReferenceEvents {
             cpuOpUs += dur.number;
     }
 
+    /// Adds the events of a later byte range (their sums are added as a whole: the same values
+    /// to within a few ulps of left-to-right summation).
+    void merge(const ReferenceEvents &later)
+    {
+        stepSum += later.stepSum;
+        stepCount += later.stepCount;
+        stepPassOverflow = stepPassOverflow || later.stepPassOverflow;
+        hostPassOverflow = hostPassOverflow || later.hostPassOverflow;
+        if (later.haveSpan) {
+            if (!haveSpan) {
+                spanStart = later.spanStart;
+                spanEnd = later.spanEnd;
+                haveSpan = true;
+            } else {
+                if (later.spanStart < spanStart)
+                    spanStart = later.spanStart;
+                if (later.spanEnd > spanEnd)
+                    spanEnd = later.spanEnd;
+            }
+        }
+        cpuOpUs += later.cpuOpUs;
+    }
+
     std::optional<double> stepTime() const
     {
         if (stepCount > 0)
@@ -826,6 +874,16 @@ constexpr size_t kQueuedBatches = 2;
 /// default 2 MB chunks (tests pass small chunks to run the pipeline on small documents).
 constexpr qint64 kPipelineAfterChunks = 64;
 
+/// How a byte range of the trace ended (see TraceReader::runRange()).
+struct RangeEnd {
+    bool usable = false;   ///< read to a checked end, with nothing to report: its aggregates count
+    int nextIndex = -1;    ///< it ends where range nextIndex starts; -1: at the ']' of "traceEvents"
+    /// Where the reader before it goes on; lines count from 1 at the range's start.
+    JsonScanner::Resume resume;
+};
+
+struct RangeJobs;
+
 enum class ReferenceMode {
     AsJson,        ///< the reference reads these (decompressed) bytes as torch_profile.json
     CrashesOnGzip, ///< the file is torch_profile.json itself: gzip bytes make read_text() fail
@@ -835,18 +893,23 @@ class TraceReader final : public JsonScanner::Sink
 {
 public:
     TraceReader(QString path, QString displayName, ReferenceMode mode, const ProgressCallback &progress,
-                size_t chunkBytes, TorchTrace &out)
+                size_t chunkBytes, qint64 rangeBytes, TorchTrace &out)
         : m_path(std::move(path)), m_name(std::move(displayName)), m_mode(mode), m_progress(progress),
-          m_chunkBytes(std::max<size_t>(1, chunkBytes)), m_out(out),
+          m_chunkBytes(std::max<size_t>(1, chunkBytes)), m_rangeBytes(rangeBytes), m_out(out),
           m_pipelineFromOffset(kPipelineAfterChunks * qint64(m_chunkBytes)),
           m_scanner(*this), m_eventIssues(out.diagnostics, m_name, QStringLiteral("unusable events"))
     {
         m_scanner.setCapturedKeys(kEventKeys, kEventKeyCount);
     }
 
-    ~TraceReader() override { stopWorker(); }
+    ~TraceReader() override;
 
     void run();
+    /// Reads one byte range of a plain trace on its own: from jobs.starts[index], assumed to be
+    /// the start of an element of "traceEvents", to the first later start that the scanner
+    /// confirms to be one, or to the array's end. Its aggregates count only if the reader of
+    /// the range before confirms this range's start in turn (joinRanges()).
+    void runRange(RangeJobs &jobs, size_t index, RangeEnd &end);
 
     // JsonScanner::Sink
     void rootKey(std::string_view key, qint64 offset, qint64 line) override;
@@ -883,6 +946,16 @@ private:
     static bool collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields);
     void applyEvent(const EventFields &fields, const EventSpan &span);
     void flushCaptures(qint64 upTo);
+    // The end of a round: hands the finished events on and keeps the unfinished bytes.
+    void endRound(bool lastRound);
+    // Byte ranges: plans them and starts the helper threads (large plain traces only).
+    void planRanges(ByteSource &source);
+    // At the start of range 1: helps with the ranges, then goes on after those that count.
+    // False when cancelled.
+    bool joinRanges(ByteSource &source);
+    bool reportProgress(qint64 done);
+    void absorb(const TraceReader &range);
+    void releaseBuffers();
     void finishReference(bool bom, bool compressed);
     void finishWorkbench();
     const Capture *lastCapture(std::string_view key) const;
@@ -892,6 +965,7 @@ private:
     ReferenceMode m_mode;
     const ProgressCallback &m_progress;
     size_t m_chunkBytes;
+    qint64 m_rangeBytes;  // 0: one range
     TorchTrace &m_out;
     qint64 m_pipelineFromOffset;  // document offset from which thread B parses the events
     JsonScanner m_scanner;
@@ -955,6 +1029,14 @@ private:
     qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
 
+    // Byte ranges.
+    std::unique_ptr<RangeJobs> m_ranges;  // while the main reader has not reached range 1
+    bool m_rangeMode = false;             // this reader reads one range (runRange())
+    bool m_rangeClosed = false;           // ... and has met the end of "traceEvents"
+    JsonScanner::Resume m_closeResume;
+    qint64 m_progressReported = 0;
+    qint64 m_rangeStart1 = -1;
+
     // Pipeline (thread A's side, except the queue).
     bool m_deferDiagnostics = false;
     std::vector<Deferred> m_deferred;  // thread A's diagnostics not yet handed to thread B
@@ -962,6 +1044,378 @@ private:
     std::thread m_worker;
     std::exception_ptr m_workerError;  // written by thread B, read after join
 };
+
+// ------------------------------------------------------------------------------------------------
+// Byte ranges. A plain trace of more than two ranges is cut near every multiple of the range size,
+// at a '{' that follows "}," (where the next element of "traceEvents" starts in every trace
+// writer's output). Helper threads read ranges 1, 2, … each with its own scanner that assumes it
+// starts there; the main reader reads range 0, then helps. Each reader checks, when it reaches
+// the next cut, that its scanner is indeed between two elements of the events array there, which
+// confirms the next range's assumption: ranges count from range 1 along the chain of confirmed
+// cuts, up to the first one that met anything worth a diagnostic (bad bytes, a syntax error, an
+// unusable event) or that ends the file without closing the array. From there the main reader
+// goes on by itself, so what it reports is what a single reader would have reported.
+
+struct RangeJobs {
+    /// A thread's buffers, handed from range to range: fresh memory costs a page fault per 4 kB.
+    struct Buffers {
+        std::unique_ptr<char[]> buf;
+        size_t capacity = 0;
+        std::unique_ptr<simdjson::ondemand::parser> parser;
+        std::vector<EventSpan> pending;
+        std::vector<EventTokens> fastFields;
+    };
+    struct Job {
+        std::unique_ptr<TorchTrace> trace;  // a range's own diagnostics (it counts only if none)
+        std::unique_ptr<TraceReader> reader;
+        RangeEnd end;
+    };
+
+    QString path;
+    QString name;
+    ReferenceMode mode = ReferenceMode::AsJson;
+    size_t chunkBytes = kDefaultChunkBytes;
+    std::vector<qint64> starts;  // starts[0] == 0: the main reader's range
+    std::vector<Job> jobs;
+    std::vector<std::thread> helpers;
+    std::atomic<size_t> next{1};
+    std::atomic<bool> cancel{false};
+    std::atomic<qint64> bytesDone{0};
+    ProgressCallback noProgress;
+    std::mutex mutex;
+    std::condition_variable changed;
+    size_t finished = 0;
+    std::vector<Buffers> spare;  // guarded by mutex
+
+    Buffers takeBuffers()
+    {
+        std::lock_guard lock(mutex);
+        if (spare.empty())
+            return {};
+        Buffers b = std::move(spare.back());
+        spare.pop_back();
+        return b;
+    }
+    void giveBack(Buffers &&b)
+    {
+        std::lock_guard lock(mutex);
+        spare.push_back(std::move(b));
+    }
+
+    ~RangeJobs() { stop(); }
+
+    /// Reads the next range not taken yet; false when there is none.
+    bool runNext()
+    {
+        const size_t k = next.fetch_add(1);
+        if (k >= starts.size())
+            return false;
+        if (!cancel) {
+            Job &job = jobs[k];
+            try {
+                job.trace = std::make_unique<TorchTrace>();
+                job.reader = std::make_unique<TraceReader>(path, name, mode, noProgress, chunkBytes, 0, *job.trace);
+                job.reader->runRange(*this, k, job.end);
+            } catch (...) {  // out of memory: the main reader reads this range itself
+                job.end = RangeEnd{};
+                job.reader.reset();
+            }
+        }
+        std::lock_guard lock(mutex);
+        ++finished;
+        changed.notify_all();
+        return true;
+    }
+
+    void startHelpers()
+    {
+        const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+        const size_t count = std::min<size_t>({size_t(cores - 1), starts.size() - 1, 7});
+        for (size_t i = 0; i < count; ++i)
+            helpers.emplace_back([this] {
+                while (runNext()) {
+                }
+            });
+    }
+
+    /// True when every range has been read (or skipped after a cancel).
+    bool waitAll(std::chrono::milliseconds timeout)
+    {
+        std::unique_lock lock(mutex);
+        return changed.wait_for(lock, timeout, [&] { return finished + 1 >= starts.size(); });
+    }
+
+    void stop()
+    {
+        cancel = true;
+        for (std::thread &t : helpers)
+            if (t.joinable())
+                t.join();
+        helpers.clear();
+    }
+};
+
+TraceReader::~TraceReader()
+{
+    m_ranges.reset();
+    stopWorker();
+}
+
+/// Offset of the first '{' at or after `from` that follows '}' and ',' (with whitespace between),
+/// or -1 if there is none within a megabyte.
+qint64 findElementStart(ByteSource &source, qint64 from)
+{
+    constexpr qint64 kLookBack = 256;
+    constexpr qint64 kWindow = qint64(64) << 10;
+    std::vector<char> window(size_t(kLookBack + kWindow));
+    const auto isSpace = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+    for (qint64 at = from; at < from + (qint64(1) << 20) && at < source.fileSize(); at += kWindow) {
+        const qint64 base = std::max<qint64>(0, at - kLookBack);
+        const qint64 n = source.peek(base, window.data(), qint64(window.size()));
+        if (n <= 0)
+            return -1;
+        for (qint64 i = at - base; i < n; ++i) {
+            if (window[size_t(i)] != '{')
+                continue;
+            qint64 j = i - 1;
+            while (j >= 0 && isSpace(window[size_t(j)]))
+                --j;
+            if (j < 0 || window[size_t(j)] != ',')
+                continue;
+            --j;
+            while (j >= 0 && isSpace(window[size_t(j)]))
+                --j;
+            if (j >= 0 && window[size_t(j)] == '}')
+                return base + i;
+        }
+    }
+    return -1;
+}
+
+void TraceReader::planRanges(ByteSource &source)
+{
+    if (m_rangeBytes <= 0 || source.compressed() || source.fileSize() < 2 * m_rangeBytes)
+        return;
+    // An object at the root, no byte order mark: offsets in the document are file offsets.
+    char head[16];
+    const qint64 headBytes = source.peek(0, head, sizeof head);
+    qint64 i = 0;
+    while (i < headBytes && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        ++i;
+    if (i >= headBytes || head[i] != '{')
+        return;
+    auto jobs = std::make_unique<RangeJobs>();
+    jobs->starts.push_back(0);
+    for (qint64 nominal = m_rangeBytes; nominal + m_rangeBytes / 2 <= source.fileSize(); nominal += m_rangeBytes) {
+        const qint64 start = findElementStart(source, nominal);
+        if (start > jobs->starts.back())
+            jobs->starts.push_back(start);
+    }
+    if (jobs->starts.size() < 2)
+        return;
+    jobs->path = m_path;
+    jobs->name = m_name;
+    jobs->mode = m_mode;
+    jobs->chunkBytes = m_chunkBytes;
+    jobs->jobs.resize(jobs->starts.size());
+    m_rangeStart1 = jobs->starts[1];
+    m_pipelineFromOffset = std::numeric_limits<qint64>::max();  // the ranges take the other cores
+    jobs->startHelpers();
+    m_ranges = std::move(jobs);
+}
+
+bool TraceReader::reportProgress(qint64 done)
+{
+    if (!m_progress || done - m_progressReported < kProgressStepBytes)
+        return true;
+    m_progressReported = done;
+    return m_progress(done);
+}
+
+bool TraceReader::joinRanges(ByteSource &source)
+{
+    std::unique_ptr<RangeJobs> jobs = std::move(m_ranges);
+    const bool confirmed = m_scanner.atRootArrayElement() && m_root == Root::Object && m_inEventsArray && !m_inEvent &&
+                           m_openCapture < 0 && m_lastTraceEventsGeneration == m_generation && !m_worker.joinable() &&
+                           m_len == 0;
+    if (!confirmed) {
+        // Range 1 does not start at an element (an unusual layout): read on alone.
+        jobs->stop();
+        m_pipelineFromOffset = kPipelineAfterChunks * qint64(m_chunkBytes);
+        return true;
+    }
+    const auto done = [&] {
+        return std::min(source.fileSize(), source.rawBytesRead() + jobs->bytesDone.load());
+    };
+    while (jobs->runNext()) {
+        if (!reportProgress(done())) {
+            jobs->stop();
+            return false;
+        }
+    }
+    while (!jobs->waitAll(std::chrono::milliseconds(50))) {
+        if (!reportProgress(done())) {
+            jobs->stop();
+            return false;
+        }
+    }
+    jobs->stop();
+
+    // Follow the confirmed cuts from range 1.
+    JsonScanner::Resume resume;
+    resume.line = m_scanner.line();
+    resume.lineStart = m_scanner.lineStart();
+    std::vector<const TraceReader *> counted;
+    for (size_t k = 1;;) {
+        const RangeJobs::Job &job = jobs->jobs[k];
+        if (!job.end.usable || !job.reader)
+            break;
+        counted.push_back(job.reader.get());
+        const JsonScanner::Resume &r = job.end.resume;
+        if (r.line > 1)
+            resume.lineStart = r.lineStart;
+        resume.line += r.line - 1;
+        resume.offset = r.offset;
+        resume.afterElement = r.afterElement;
+        resume.escapes += r.escapes;
+        resume.maxDepth = std::max(resume.maxDepth, r.maxDepth);
+        if (job.end.nextIndex < 0)
+            break;
+        k = size_t(job.end.nextIndex);
+    }
+    if (!counted.empty() && source.seek(resume.offset)) {
+        for (const TraceReader *range : counted)
+            absorb(*range);
+        m_out.parallelRanges = int(counted.size());
+        m_bufBase = resume.offset;
+        m_len = 0;
+        m_utf8From = resume.offset;
+        m_scanner.skipTo(resume);
+    }
+    m_pipelineFromOffset = kPipelineAfterChunks * qint64(m_chunkBytes);
+    return true;
+}
+
+void TraceReader::absorb(const TraceReader &range)
+{
+    const ReferenceEvents &r = range.m_ref;
+    if (r.generation >= 0) {
+        if (m_ref.generation != m_generation) {
+            m_ref = ReferenceEvents{};
+            m_ref.generation = m_generation;
+        }
+        m_ref.merge(r);
+    }
+    m_events += range.m_events;
+    m_nonObjectEvents += range.m_nonObjectEvents;
+    m_unreadableEvents += range.m_unreadableEvents;
+    m_sawOperatorCategory = m_sawOperatorCategory || range.m_sawOperatorCategory;
+    m_steps.insert(m_steps.end(), range.m_steps.begin(), range.m_steps.end());
+    m_stepDurationSumNs += range.m_stepDurationSumNs;
+    m_busy.insert(m_busy.end(), range.m_busy.begin(), range.m_busy.end());
+    m_wait.insert(m_wait.end(), range.m_wait.begin(), range.m_wait.end());
+    m_spanBeginNs = std::min(m_spanBeginNs, range.m_spanBeginNs);
+    m_spanEndNs = std::max(m_spanEndNs, range.m_spanEndNs);
+    m_gpuLaneSteps += range.m_gpuLaneSteps;
+    m_badTimeEvents += range.m_badTimeEvents;
+    m_cpuOps += range.m_cpuOps;
+    m_optimizerSteps += range.m_optimizerSteps;
+    m_runtimeStarts.insert(m_runtimeStarts.end(), range.m_runtimeStarts.begin(), range.m_runtimeStarts.end());
+    m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
+}
+
+void TraceReader::releaseBuffers()
+{
+    m_len = 0;
+    m_scratch.reset();
+    m_scratchSize = 0;
+}
+
+void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
+{
+    const std::vector<qint64> &starts = jobs.starts;
+    const qint64 begin = starts[index];
+    ByteSource source;
+    QString error;
+    if (!source.open(m_path, &error) || !source.seek(begin))
+        return;
+    m_rangeMode = true;
+    m_root = Root::Object;
+    m_generation = 0;
+    m_lastTraceEventsGeneration = 0;
+    m_traceEventsKeys = 1;
+    m_inEventsArray = true;
+    m_bufBase = begin;
+    m_len = 0;
+    m_utf8From = begin;
+    m_pipelineFromOffset = std::numeric_limits<qint64>::max();
+    m_scanner.startInsideRootArray(begin);
+    RangeJobs::Buffers buffers = jobs.takeBuffers();
+    if (buffers.buf) {
+        m_buf = std::move(buffers.buf);
+        m_capacity = buffers.capacity;
+        m_parser = std::move(*buffers.parser);
+        m_pending.swap(buffers.pending);
+        m_fastFields.swap(buffers.fastFields);
+    } else {
+        buffers.parser = std::make_unique<simdjson::ondemand::parser>();
+    }
+    ensureCapacity(2 * m_chunkBytes + kPadding + 2);
+    if (m_parser.capacity() < 2 * m_chunkBytes + 2 &&
+        m_parser.allocate(2 * m_chunkBytes + 2, kSimdjsonMaxDepth) != simdjson::SUCCESS)
+        return;
+    m_deferDiagnostics = true;
+    size_t next = index + 1;
+    bool ended = false;
+    while (!jobs.cancel) {
+        const qint64 readFrom = m_bufBase + qint64(m_len);
+        size_t want = m_chunkBytes;
+        if (next < starts.size())  // stop exactly at the next cut
+            want = size_t(std::min<qint64>(qint64(want), starts[next] - readFrom));
+        ensureCapacity(1 + m_len + want + kPadding + 1);
+        const size_t n = source.read(m_buf.get() + 1 + m_len, want);
+        const bool eof = n < want;
+        m_len += n;
+        jobs.bytesDone += qint64(n);
+        checkUtf8(eof);
+        if (n > 0 && !m_scanner.failed())
+            m_scanner.feed(at(readFrom), n);
+        if (m_scanner.failed() && !m_rangeClosed)
+            break;  // the main reader reports it
+        endRound(eof || m_rangeClosed);
+        if (m_rangeClosed) {
+            end.resume = m_closeResume;
+            end.nextIndex = -1;
+            ended = true;
+            break;
+        }
+        if (eof)
+            break;  // the array never closed
+        if (next < starts.size() && m_bufBase + qint64(m_len) == starts[next]) {
+            if (m_scanner.atRootArrayElement() && !m_inEvent) {
+                end.resume = {starts[next], m_scanner.line(), m_scanner.lineStart(), false, m_scanner.escapes(),
+                              m_scanner.maxDepthSeen()};
+                end.nextIndex = int(next);
+                ended = true;
+                break;
+            }
+            ++next;  // that cut is not between two elements: read on to the next one
+        }
+    }
+    finishPipeline();
+    end.usable = ended && !jobs.cancel && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
+                 m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
+                 source.problem().isEmpty();
+    releaseBuffers();
+    m_pending.clear();
+    m_fastFields.clear();
+    buffers.pending.swap(m_pending);
+    buffers.fastFields.swap(m_fastFields);
+    buffers.buf = std::move(m_buf);
+    buffers.capacity = std::exchange(m_capacity, 0);
+    *buffers.parser = std::move(m_parser);
+    jobs.giveBack(std::move(buffers));
+}
 
 void TraceReader::ensureCapacity(size_t needed)
 {
@@ -977,6 +1431,8 @@ void TraceReader::ensureCapacity(size_t needed)
 
 void TraceReader::rootKey(std::string_view key, qint64, qint64 line)
 {
+    if (m_rangeClosed)
+        return;  // past this range's end
     m_lastRootKey.assign(key);
     if (m_rootKeys.size() < 200)
         m_rootKeys << QString::fromUtf8(key.data(), qsizetype(key.size()));
@@ -990,6 +1446,8 @@ void TraceReader::rootKey(std::string_view key, qint64, qint64 line)
 
 bool TraceReader::valueBegin(int depth, char first, qint64 offset, qint64 line)
 {
+    if (m_rangeClosed)
+        return false;
     if (depth == 0) {
         m_root = first == '{' ? Root::Object : first == '[' ? Root::Array : Root::Scalar;
         if (m_root == Root::Array) {
@@ -1055,6 +1513,16 @@ void TraceReader::flushCaptures(qint64 upTo)
 
 void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
 {
+    if (m_rangeClosed)
+        return;
+    if (m_rangeMode && depth == 1) {
+        // The range began inside "traceEvents": what ends at depth 1 is that array. The reader
+        // before goes on at its ']', after the last element.
+        m_rangeClosed = true;
+        m_closeResume = {endOffset - 1, m_scanner.line(), m_scanner.lineStart(), true, m_scanner.escapes(),
+                         m_scanner.maxDepthSeen()};
+        return;
+    }
     const bool eventLevel = (m_root == Root::Array && depth == 1) || (m_root == Root::Object && depth == 2);
     if (eventLevel && m_inEvent) {
         m_inEvent = false;
@@ -1630,6 +2098,36 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     }
 }
 
+void TraceReader::endRound(bool lastRound)
+{
+    // The events of this round are parsed (by thread B) after what thread A reported so far
+    // and before what it reports from here on, as when they were parsed right here.
+    std::vector<Deferred> beforeEvents;
+    const bool haveEvents = !m_pending.empty();
+    if (haveEvents)
+        beforeEvents.swap(m_deferred);
+    const qint64 dataEnd = m_bufBase + qint64(m_len);
+    if (m_openCapture >= 0)
+        flushCaptures(dataEnd);
+    if (m_inEvent && !m_dropEvent && size_t(dataEnd - m_current.begin) > kMaxEventBytes)
+        m_dropEvent = true;
+    qint64 keep = dataEnd;
+    if (m_inEvent && !m_dropEvent && !m_scanner.failed())
+        keep = std::min(keep, m_current.begin);
+    keep = std::min(keep, m_utf8From);
+    if (m_scanner.failed())
+        m_lineAtBase += std::count(at(m_bufBase), at(keep), '\n');
+    if (haveEvents) {
+        submitBatch(keep, std::move(beforeEvents), lastRound);
+    } else {
+        const size_t kept = size_t(dataEnd - keep);
+        if (kept > 0)
+            std::memmove(m_buf.get() + 1, at(keep), kept);
+        m_bufBase = keep;
+        m_len = kept;
+    }
+}
+
 void TraceReader::run()
 {
     m_out.file.relativePath = m_name;
@@ -1654,13 +2152,15 @@ void TraceReader::run()
         diag(Severity::Error, 0, QStringLiteral("out of memory for the JSON parser"));
         return;
     }
+    planRanges(source);
     bool eof = false;
     bool firstRead = true;
     bool bom = false;
-    qint64 lastProgress = 0;
     m_deferDiagnostics = true;
     while (!eof) {
-        const size_t want = firstRead ? std::max<size_t>(m_chunkBytes, 4) : m_chunkBytes;  // room to see a BOM
+        size_t want = firstRead ? std::max<size_t>(m_chunkBytes, 4) : m_chunkBytes;  // room to see a BOM
+        if (m_ranges)  // stop exactly where range 1 starts
+            want = size_t(std::min<qint64>(qint64(want), m_rangeStart1 - (m_bufBase + qint64(m_len))));
         ensureCapacity(1 + m_len + want + kPadding + 1);
         char *dst = m_buf.get() + 1 + m_len;
         size_t n = source.read(dst, want);
@@ -1688,35 +2188,19 @@ void TraceReader::run()
                 m_lineAtBase = m_scanner.stopLine() - std::count(at(m_bufBase), at(m_scanner.stopOffset()), '\n');
             }
         }
-        // The events of this round are parsed (by thread B) after what thread A reported so far
-        // and before what it reports from here on, as when they were parsed right here.
-        std::vector<Deferred> beforeEvents;
-        const bool haveEvents = !m_pending.empty();
-        if (haveEvents)
-            beforeEvents.swap(m_deferred);
-        const qint64 dataEnd = m_bufBase + qint64(m_len);
-        if (m_openCapture >= 0)
-            flushCaptures(dataEnd);
-        if (m_inEvent && !m_dropEvent && size_t(dataEnd - m_current.begin) > kMaxEventBytes)
-            m_dropEvent = true;
-        qint64 keep = dataEnd;
-        if (m_inEvent && !m_dropEvent && !m_scanner.failed())
-            keep = std::min(keep, m_current.begin);
-        keep = std::min(keep, m_utf8From);
-        if (m_scanner.failed())
-            m_lineAtBase += std::count(at(m_bufBase), at(keep), '\n');
-        if (haveEvents) {
-            submitBatch(keep, std::move(beforeEvents), shortRead);
-        } else {
-            const size_t kept = size_t(dataEnd - keep);
-            if (kept > 0)
-                std::memmove(m_buf.get() + 1, at(keep), kept);
-            m_bufBase = keep;
-            m_len = kept;
+        endRound(shortRead);
+        if (m_ranges && m_bufBase + qint64(m_len) == m_rangeStart1) {
+            if (!joinRanges(source)) {
+                finishPipeline();
+                m_out.cancelled = true;
+                m_out.eventCount = m_events;
+                return;
+            }
+            continue;
         }
-        if (m_progress && (eof || source.rawBytesRead() - lastProgress >= kProgressStepBytes)) {
-            lastProgress = source.rawBytesRead();
-            if (!m_progress(lastProgress)) {
+        if (m_progress && (eof || source.rawBytesRead() - m_progressReported >= kProgressStepBytes)) {
+            m_progressReported = source.rawBytesRead();
+            if (!m_progress(m_progressReported)) {
                 // Thread B finishes the (at most kQueuedBatches + 1) batches it was given, so the
                 // partial result is the one the single-threaded reader left.
                 finishPipeline();
@@ -2190,11 +2674,12 @@ void TraceReader::finishWorkbench()
 namespace {
 
 TorchTrace readFile(const QString &path, const QString &displayName, ReferenceMode mode,
-                    const ProgressCallback &progress, size_t chunkBytes = kDefaultChunkBytes)
+                    const ProgressCallback &progress, size_t chunkBytes = kDefaultChunkBytes,
+                    qint64 rangeBytes = kDefaultRangeBytes)
 {
     TorchTrace out;
     out.referenceFileFound = true;
-    TraceReader reader(path, displayName, mode, progress, chunkBytes, out);
+    TraceReader reader(path, displayName, mode, progress, chunkBytes, rangeBytes, out);
     reader.run();
     return out;
 }
@@ -2209,7 +2694,13 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, 
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
                                size_t chunkBytes)
 {
-    return readFile(path, displayName, ReferenceMode::AsJson, progress, chunkBytes);
+    return readFile(path, displayName, ReferenceMode::AsJson, progress, chunkBytes, 0);
+}
+
+TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
+                               size_t chunkBytes, qint64 rangeBytes)
+{
+    return readFile(path, displayName, ReferenceMode::AsJson, progress, chunkBytes, rangeBytes);
 }
 
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress)

@@ -32,6 +32,7 @@ struct TorchTrace {
     Diagnostics diagnostics;
     bool referenceFileFound = false;
     qint64 eventCount = 0;   ///< trace events seen
+    int parallelRanges = 0;  ///< byte ranges read on other threads and counted (0: one pass)
     bool cancelled = false;
 };
 
@@ -51,5 +52,11 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName,
 /// chunks so that events, strings and UTF-8 sequences straddle chunk boundaries.
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
                                size_t chunkBytes);
+
+/// As above, and a plain file of at least two `rangeBytes` is cut into ranges of about that size
+/// that are read on several threads (0: one thread; the default is 32 MB). Tests use tiny ranges
+/// so that the cuts fall everywhere.
+TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
+                               size_t chunkBytes, qint64 rangeBytes);
 
 } // namespace goblin
