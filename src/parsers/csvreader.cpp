@@ -1,5 +1,7 @@
 #include "csvreader.h"
 
+#include "bytebuffer.h"
+
 #include <QBuffer>
 #include <QIODevice>
 
@@ -200,7 +202,7 @@ struct CsvReader::Private {
     // The buffer holds the record being parsed (from recordStart) and raw bytes not parsed yet
     // (from r to end). Field content is unescaped in place: the write cursor w never passes the
     // read cursor r, so no scratch buffer is needed and unescaped fields stay views into it.
-    std::unique_ptr<char[]> buffer;
+    ByteBuffer buffer;
     size_t capacity = 0;
     size_t end = 0;
     size_t r = 0;
@@ -261,7 +263,7 @@ struct CsvReader::Private {
         char *newBase = oldBase;
         if (need > capacity) {
             const size_t newCapacity = std::max(need, capacity * 2);
-            std::unique_ptr<char[]> grown(new char[newCapacity]);
+            ByteBuffer grown = allocateByteBuffer(newCapacity);
             newBase = grown.get();
             if (headLen)
                 std::memcpy(newBase, oldBase + recordStart, headLen);

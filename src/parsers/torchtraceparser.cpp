@@ -1,5 +1,6 @@
 #include "torchtraceparser.h"
 
+#include "bytebuffer.h"
 #include "jsonscanner.h"
 #include "pynumber.h"
 
@@ -781,7 +782,7 @@ struct EventTokens {
 /// A buffer of document bytes handed from thread A to thread B, with the events that lie whole in
 /// it. Byte 0 is the spare slot of TraceReader's buffer; buf[1] holds the byte at offset `base`.
 struct Batch {
-    std::unique_ptr<char[]> buf;
+    ByteBuffer buf;
     size_t capacity = 0;
     qint64 base = 0;
     std::vector<EventSpan> events;
@@ -954,7 +955,7 @@ private:
     // False when cancelled.
     bool joinRanges(ByteSource &source);
     bool reportProgress(qint64 done);
-    void absorb(const TraceReader &range);
+    void absorb(TraceReader &range);
     void releaseBuffers();
     void finishReference(bool bom, bool compressed);
     void finishWorkbench();
@@ -973,7 +974,7 @@ private:
 
     // Buffer: byte 0 is a spare slot for the '[' that turns a run of events into one array;
     // m_buf[1] holds the byte at absolute offset m_bufBase; m_len bytes are valid.
-    std::unique_ptr<char[]> m_buf;
+    ByteBuffer m_buf;
     size_t m_capacity = 0;
     qint64 m_bufBase = 0;
     size_t m_len = 0;
@@ -1026,6 +1027,7 @@ private:
     qint64 m_cpuOps = 0;
     qint64 m_optimizerSteps = 0;
     std::vector<qint64> m_runtimeStarts;
+    std::vector<std::vector<qint64>> m_rangeRuntimeStarts;  // those of the ranges, moved, not copied
     qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
 
@@ -1059,7 +1061,7 @@ private:
 struct RangeJobs {
     /// A thread's buffers, handed from range to range: fresh memory costs a page fault per 4 kB.
     struct Buffers {
-        std::unique_ptr<char[]> buf;
+        ByteBuffer buf;
         size_t capacity = 0;
         std::unique_ptr<simdjson::ondemand::parser> parser;
         std::vector<EventSpan> pending;
@@ -1265,7 +1267,7 @@ bool TraceReader::joinRanges(ByteSource &source)
     JsonScanner::Resume resume;
     resume.line = m_scanner.line();
     resume.lineStart = m_scanner.lineStart();
-    std::vector<const TraceReader *> counted;
+    std::vector<TraceReader *> counted;
     for (size_t k = 1;;) {
         const RangeJobs::Job &job = jobs->jobs[k];
         if (!job.end.usable || !job.reader)
@@ -1284,7 +1286,7 @@ bool TraceReader::joinRanges(ByteSource &source)
         k = size_t(job.end.nextIndex);
     }
     if (!counted.empty() && source.seek(resume.offset)) {
-        for (const TraceReader *range : counted)
+        for (TraceReader *range : counted)
             absorb(*range);
         m_out.parallelRanges = int(counted.size());
         m_bufBase = resume.offset;
@@ -1296,7 +1298,7 @@ bool TraceReader::joinRanges(ByteSource &source)
     return true;
 }
 
-void TraceReader::absorb(const TraceReader &range)
+void TraceReader::absorb(TraceReader &range)
 {
     const ReferenceEvents &r = range.m_ref;
     if (r.generation >= 0) {
@@ -1320,7 +1322,7 @@ void TraceReader::absorb(const TraceReader &range)
     m_badTimeEvents += range.m_badTimeEvents;
     m_cpuOps += range.m_cpuOps;
     m_optimizerSteps += range.m_optimizerSteps;
-    m_runtimeStarts.insert(m_runtimeStarts.end(), range.m_runtimeStarts.begin(), range.m_runtimeStarts.end());
+    m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
     m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
 }
 
@@ -1403,6 +1405,10 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
         }
     }
     finishPipeline();
+    // Unions are all the intervals are used for: merged here, on this range's thread, they are
+    // fewer to hand over.
+    mergeIntervals(m_busy);
+    mergeIntervals(m_wait);
     end.usable = ended && !jobs.cancel && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
                  source.problem().isEmpty();
@@ -1422,7 +1428,7 @@ void TraceReader::ensureCapacity(size_t needed)
     if (needed <= m_capacity)
         return;
     const size_t capacity = std::max(needed, m_capacity * 2);
-    std::unique_ptr<char[]> grown(new char[capacity]);
+    ByteBuffer grown = allocateByteBuffer(capacity);
     if (m_buf)
         std::memcpy(grown.get(), m_buf.get(), 1 + m_len);
     m_buf = std::move(grown);
@@ -1796,11 +1802,11 @@ void TraceReader::submitBatch(qint64 keep, std::vector<Deferred> &&before, bool 
     Batch next;
     if (!m_queue.takeFree(next)) {
         next.capacity = batch.capacity;
-        next.buf.reset(new char[next.capacity]);
+        next.buf = allocateByteBuffer(next.capacity);
     }
     if (next.capacity < 1 + kept) {
         next.capacity = std::max(batch.capacity, 1 + kept);
-        next.buf.reset(new char[next.capacity]);
+        next.buf = allocateByteBuffer(next.capacity);
     }
     if (kept > 0)
         std::memcpy(next.buf.get() + 1, batch.at(keep), kept);
@@ -2637,18 +2643,23 @@ void TraceReader::finishWorkbench()
         ops.insert(ops.end(), m_wait.begin(), m_wait.end());
         mergeIntervals(ops);
         qint64 covered = 0;
-        for (const qint64 start : m_runtimeStarts) {
-            auto it = std::upper_bound(ops.begin(), ops.end(), start,
-                                       [](qint64 t, const Interval &i) { return t < i.begin; });
-            if (it != ops.begin() && start < std::prev(it)->end)
-                ++covered;
+        qint64 launches = 0;
+        m_rangeRuntimeStarts.push_back(std::move(m_runtimeStarts));
+        for (const std::vector<qint64> &starts : m_rangeRuntimeStarts) {
+            launches += qint64(starts.size());
+            for (const qint64 start : starts) {
+                auto it = std::upper_bound(ops.begin(), ops.end(), start,
+                                           [](qint64 t, const Interval &i) { return t < i.begin; });
+                if (it != ops.begin() && start < std::prev(it)->end)
+                    ++covered;
+            }
         }
-        if (m_runtimeStarts.size() >= 10 && covered * 2 < qint64(m_runtimeStarts.size()))
+        if (launches >= 10 && covered * 2 < launches)
             diag(Severity::Warning, 0,
                  QStringLiteral("only %1 of %2 runtime calls (kernel launches, copies) run inside a CPU operator: the "
                                 "trace holds few CPU operators, so the host busy time read from them is too low")
                      .arg(covered)
-                     .arg(m_runtimeStarts.size()));
+                     .arg(launches));
     }
     if (busyMeta.value) {
         w.hostBusyFraction = busyMeta.value;
