@@ -134,6 +134,7 @@ private slots:
     void capturedMembers_data();
     void capturedMembers();
     void capturedMembersOnlyFromTheFastPath();
+    void rangeScannersAgreeWithOnePass();
 };
 
 void TestJsonScanner::pythonGrammar_data()
@@ -375,6 +376,76 @@ void TestJsonScanner::capturedMembersOnlyFromTheFastPath()
     const QByteArray doc = R"([{"ph": "X", "ts": 1}, {"ph": "Y"}])";
     QCOMPARE(capture(doc, 1), (QStringList{"slow", "slow"}));
     QCOMPARE(capture(doc, 0), (QStringList{R"(ph="X" ts=1)", R"(ph="Y")"}));
+}
+
+// A trace cut between two elements of a root member's array: the second scanner starts there
+// with startInsideRootArray(), the first stops there and finds itself between two elements, then
+// skips what the second read (skipTo()) and goes on. Together they report what one pass does.
+void TestJsonScanner::rangeScannersAgreeWithOnePass()
+{
+    const QByteArray doc = "{\"a\": 1, \"traceEvents\": [\n  {\"x\": \"}, {\"},\n  {\"y\": [{}, {}]},\n  \"s\\n\",\n"
+                           "  {\"z\": 2}\n],\n \"b\": [3]}\n";
+    const Outcome whole = scan(doc);
+    QVERIFY(whole.complete);
+    for (const QByteArray &cutBefore : {QByteArray("{\"y\""), QByteArray("\"s\\n\""), QByteArray("{\"z\"")}) {
+        const qsizetype cut = doc.indexOf(cutBefore);
+        QVERIFY(cut > 0);
+        RecordingSink firstSink;
+        JsonScanner first(firstSink);
+        first.feed(doc.constData(), size_t(cut));
+        QVERIFY(first.atRootArrayElement());
+        QVERIFY(!first.afterRootArrayElement());
+        const size_t before = firstSink.recorded.events.size();
+        const qint64 firstLineAtCut = first.line();
+
+        RecordingSink secondSink;
+        JsonScanner second(secondSink);
+        second.startInsideRootArray(cut);
+        QVERIFY(second.atRootArrayElement());
+        // Up to the array's ']' (the second reader stops at its depth-1 valueEnd).
+        const qsizetype close = doc.indexOf("\n],") + 1;
+        second.feed(doc.constData() + cut, size_t(close - cut));
+        QVERIFY(second.afterRootArrayElement());
+        QCOMPARE(second.line(), 1 + doc.mid(cut, close - cut).count('\n'));
+
+        JsonScanner::Resume r;
+        r.offset = close;
+        r.line = first.line() + second.line() - 1;
+        r.lineStart = second.lineStart();
+        r.afterElement = true;
+        r.escapes = second.escapes();
+        r.maxDepth = second.maxDepthSeen();
+        first.skipTo(r);
+        first.feed(doc.constData() + close, size_t(doc.size() - close));
+        first.finish();
+        QVERIFY(first.complete());
+        QCOMPARE(first.maxDepthSeen(), whole.maxDepth);
+        QCOMPARE(first.line(), qint64(doc.count('\n') + 1));
+        QCOMPARE(first.escapes(), qint64(1));
+
+        // The events of both, in order, are those of one pass. The second reader's lines count
+        // from 1 at its start.
+        std::vector<std::string> joined(firstSink.recorded.events.begin(), firstSink.recorded.events.begin() + before);
+        for (const std::string &e : secondSink.recorded.events) {
+            const QString event = QString::fromStdString(e);
+            if (!event.startsWith(QLatin1Char('b'))) {
+                joined.push_back(e);
+                continue;
+            }
+            const qsizetype colon = event.lastIndexOf(QLatin1Char(':'));
+            const qint64 line = event.mid(colon + 1).toLongLong() + firstLineAtCut - 1;
+            joined.push_back((event.left(colon + 1) + QString::number(line)).toStdString());
+        }
+        joined.insert(joined.end(), firstSink.recorded.events.begin() + before, firstSink.recorded.events.end());
+        QCOMPARE(joined, whole.recorded.events);
+    }
+
+    // A cut inside a string is not between two elements.
+    RecordingSink sink;
+    JsonScanner scanner(sink);
+    const qsizetype inString = doc.indexOf("{\"},");
+    scanner.feed(doc.constData(), size_t(inString));
+    QVERIFY(!scanner.atRootArrayElement());
 }
 
 QTEST_GUILESS_MAIN(TestJsonScanner)

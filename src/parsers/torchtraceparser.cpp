@@ -590,6 +590,10 @@ struct ReferenceEvents {
     double cpuOpUs = 0.0;
     bool stepPassOverflow = false;  ///< float() of a huge int in _step_time_from_events
     bool hostPassOverflow = false;  ///< ... in _host_busy_from_events
+    /// A negative or non-finite value went into a sum or the span: then the order of the events
+    /// matters beyond the last bits (cancellation, NaN), and a byte range holding it does not
+    /// count (see merge()).
+    bool orderSensitive = false;
 
     void add(const PyValue &name, const PyValue &cat, const PyValue &ts, const PyValue &dur,
              std::string_view nameText, std::string_view catText)
@@ -598,6 +602,8 @@ struct ReferenceEvents {
         if (name.isString() && startsWith(nameText, "ProfilerStep") && dur.isNumeric()) {
             if (dur.overflow)
                 stepPassOverflow = true;
+            if (!(dur.number >= 0.0) || std::isinf(dur.number))
+                orderSensitive = true;
             stepSum += dur.number / 1e6;
             ++stepCount;
         }
@@ -609,6 +615,8 @@ struct ReferenceEvents {
         }
         const double start = ts.number;
         const double end = start + dur.number;
+        if (!std::isfinite(start) || !std::isfinite(end) || !(dur.number >= 0.0))
+            orderSensitive = true;
         if (!haveSpan) {
             spanStart = start;
             spanEnd = end;
@@ -624,13 +632,15 @@ struct ReferenceEvents {
             cpuOpUs += dur.number;
     }
 
-    /// Adds the events of a later byte range (their sums are added as a whole: the same values
-    /// to within a few ulps of left-to-right summation).
+    /// Adds the events of a later byte range. Its sums are added as a whole, which is
+    /// left-to-right summation to within n ulps as long as every addend is finite and not
+    /// negative; ranges where one was not (orderSensitive) are read by the main reader instead.
     void merge(const ReferenceEvents &later)
     {
         stepSum += later.stepSum;
         stepCount += later.stepCount;
         stepPassOverflow = stepPassOverflow || later.stepPassOverflow;
+        orderSensitive = orderSensitive || later.orderSensitive;
         hostPassOverflow = hostPassOverflow || later.hostPassOverflow;
         if (later.haveSpan) {
             if (!haveSpan) {
@@ -1409,7 +1419,7 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
     // fewer to hand over.
     mergeIntervals(m_busy);
     mergeIntervals(m_wait);
-    end.usable = ended && !jobs.cancel && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
+    end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
                  source.problem().isEmpty();
     releaseBuffers();
