@@ -46,7 +46,7 @@ constexpr size_t kCaptureLimitBytes = size_t(64) << 20;   // one top-level value
 constexpr size_t kMaxEventBytes = size_t(256) << 20;      // one trace event kept whole
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 constexpr size_t kSimdjsonMaxDepth = 1024;
-/// A plain trace at least twice this size is cut into ranges of about this size between two
+/// A plain trace of 1.5 times this size or more (48 MB) is cut into ranges of about this size between two
 /// elements of "traceEvents", parsed concurrently (see TraceReader::runRange()).
 constexpr qint64 kDefaultRangeBytes = qint64(32) << 20;
 /// Deepest nesting that Python 3.11's json module decodes when called from the reference through
@@ -1058,7 +1058,7 @@ private:
 };
 
 // ------------------------------------------------------------------------------------------------
-// Byte ranges. A plain trace of at least two range sizes is cut near every multiple of the size,
+// Byte ranges. A plain trace of 1.5 range sizes or more is cut near every multiple of the size,
 // at a '{' that follows "}," (where the next element of "traceEvents" starts in every trace
 // writer's output). Helper threads read ranges 1, 2, … each with its own scanner that assumes it
 // starts there; the main reader reads range 0, then helps. Each reader checks, when it reaches
@@ -1209,7 +1209,7 @@ qint64 findElementStart(ByteSource &source, qint64 from)
 
 void TraceReader::planRanges(ByteSource &source)
 {
-    if (m_rangeBytes <= 0 || source.compressed() || source.fileSize() < 2 * m_rangeBytes)
+    if (m_rangeBytes <= 0 || source.compressed() || source.fileSize() < m_rangeBytes + m_rangeBytes / 2)
         return;
     // An object at the root, no byte order mark: offsets in the document are file offsets.
     char head[16];

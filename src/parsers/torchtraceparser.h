@@ -53,7 +53,7 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName,
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
                                size_t chunkBytes);
 
-/// As above, and a plain file of at least two `rangeBytes` is cut into ranges of about that size
+/// As above, and a plain file of at least 1.5 `rangeBytes` is cut into ranges of about that size
 /// that are read on several threads (0: one thread; the default is 16 MB). Tests use tiny ranges
 /// so that the cuts fall everywhere.
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
