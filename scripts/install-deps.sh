@@ -7,6 +7,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     cmake ninja-build g++ pkg-config \
-    qt6-base-dev qt6-base-dev-tools qt6-charts-dev libqcustomplot-dev libgl-dev \
-    libsimdjson-dev zlib1g-dev libbenchmark-dev libcsv-dev \
+    qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev libqcustomplot-dev libgl-dev \
+    libsimdjson-dev zlib1g-dev libsqlite3-dev libbenchmark-dev libcsv-dev \
     qt6-qpa-plugins fonts-dejavu-core xvfb xauth time python3 "$@" > /dev/null

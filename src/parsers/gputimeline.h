@@ -1,0 +1,71 @@
+#pragma once
+/// \file The GPU timeline of a run as the parsers found it: device events (kernels, memcpy,
+/// memset) per file and device, step windows and host-busy intervals. Facts only, on the
+/// trace's own clock in exact integer nanoseconds; the model derives busy/compute/comm/idle.
+///
+/// Sources: the torch trace's own GPU events (`ph:"X"`, cat `kernel`/`gpu_memcpy`/`gpu_memset`,
+/// 2021 traces `Kernel`/`Memcpy`/`Memset`), a rocprofv3 kernel trace (CSV) and rocpd databases.
+
+#include <QString>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace goblin {
+
+enum class GpuEventKind : std::uint8_t { Kernel, Memcpy, Memset };
+
+/// One device event. 24 bytes: a million kernels cost 24 MB.
+struct GpuEvent {
+    qint64 startNs = 0;
+    qint64 endNs = 0;          ///< >= startNs; zero-length events are kept (they count as kernels)
+    std::uint32_t nameId = 0;  ///< index into GpuTimelineFile::names
+    std::uint16_t stream = 0;  ///< index into GpuDeviceTimeline::streams
+    GpuEventKind kind = GpuEventKind::Kernel;
+};
+
+/// One device of one file (one rank's view of one GPU).
+struct GpuDeviceTimeline {
+    QString source;              ///< "torch_profile", "trace.csv", "rocpd"
+    QString file;                ///< the file's name as diagnostics show it (relative to the run folder)
+    std::optional<int> rank;     ///< from distributedInfo, the file name or the process; nullopt = unknown
+    qint64 device = 0;           ///< as the trace writes it (ROCm Kineto traces start at 2 or 1: kept)
+    qint64 pid = -1;             ///< process id when the source has one
+    std::vector<qint64> streams; ///< stream/queue ids as written; GpuEvent::stream indexes this
+    std::vector<GpuEvent> events; ///< in document order (not necessarily sorted)
+};
+
+/// A half-open interval [startNs, endNs) on the trace clock.
+struct TimeInterval {
+    qint64 startNs = 0;
+    qint64 endNs = 0;
+};
+
+/// A profiled step: ProfilerStep#N on the CPU lane, or an Optimizer.step / ProfilerStep
+/// annotation on the GPU lane.
+struct StepWindow {
+    QString name;                ///< "ProfilerStep#12"
+    qint64 startNs = 0;
+    qint64 endNs = 0;
+    bool gpuLane = false;        ///< from a GPU-lane annotation rather than the CPU lane
+};
+
+/// Everything of the GPU timeline one trace file holds.
+struct GpuTimelineFile {
+    QString source;
+    QString file;
+    std::optional<int> rank;
+    std::vector<std::string> names;         ///< interned event names of this file (parsers run concurrently)
+    std::vector<GpuDeviceTimeline> devices;
+    std::vector<StepWindow> steps;          ///< sorted by start
+    std::vector<TimeInterval> hostBusy;     ///< union of CPU ops of the process, sorted, disjoint
+};
+
+/// The run's timeline: one entry per trace file (a rank, or a whole single-process run).
+struct GpuTimeline {
+    std::vector<GpuTimelineFile> files;
+    bool empty() const { return files.empty(); }
+};
+
+} // namespace goblin
