@@ -53,6 +53,9 @@ struct WasteBudget {
 struct BudgetInputs {
     double stepTimeS = 0.0;         ///< seconds per step; <= 0 gives an all-zero budget
     double gpuUtilPct = 0.0;        ///< resolved utilisation (telemetry, else kernel-derived)
+    /// False when nothing measured the GPU (no telemetry, no kernel timeline): the workbench then
+    /// says so instead of booking the leftover as useful GPU time. The reference profile ignores it.
+    bool gpuUtilKnown = true;
     double hostBusyFraction = 0.0;
     std::optional<double> hbmPeakGb;
     double commExcessS = 0.0;       ///< collective seconds (reference: trace-wide sum; workbench: per step per GPU)

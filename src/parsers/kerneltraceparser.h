@@ -3,6 +3,7 @@
 /// conversions), rocprof v1 `results.csv`, rocprofv2, rocprofiler-compute `timestamps.csv`.
 
 #include "diagnostic.h"
+#include "gputimeline.h"
 #include "inputfile.h"
 #include "progress.h"
 
@@ -55,6 +56,7 @@ struct KernelTrace {
     KernelReading workbench;          ///< trace.csv, else every `*_kernel_trace.csv`, read right
     std::vector<InputFileInfo> files; ///< one per file read (the workbench may read several)
     Diagnostics diagnostics;
+    GpuTimeline timeline;    ///< device events, steps and host-busy intervals (gputimeline.h)
     bool referenceFileFound = false; ///< trace.csv exists (the reference warns when not)
     bool referenceFileEmpty = false; ///< trace.csv has no header (the reference: "empty kernel trace")
     bool cancelled = false;
