@@ -1,5 +1,7 @@
 #include "amdsmiparser.h"
 
+#include "io/regularfile.h"
+
 #include "columnresolver.h"
 #include "csvreader.h"
 #include "pynumber.h"
@@ -1483,6 +1485,14 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
         out.reference.readFailure = QStringLiteral("[Errno 21] Is a directory: '%1'").arg(path);
         out.diagnostics.push_back({Severity::Error, displayName, 0,
                                    QStringLiteral("is a folder, not a file: no telemetry")});
+        return out;
+    }
+    if (const QString problem = specialFileProblem(path); !problem.isEmpty()) {
+        // The reference would block in open() or read without end here.
+        out.reference.readFailed = true;
+        out.reference.fileUnreadable = true;
+        out.reference.readFailure = QStringLiteral("'%1' %2").arg(path, problem);
+        out.diagnostics.push_back({Severity::Error, displayName, 0, problem});
         return out;
     }
     QFile file(path);

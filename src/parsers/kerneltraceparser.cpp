@@ -1,5 +1,7 @@
 #include "kerneltraceparser.h"
 
+#include "io/regularfile.h"
+
 #include "columnresolver.h"
 #include "csvreader.h"
 #include "pynumber.h"
@@ -658,6 +660,15 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         if (doReference)
             failReference(QStringLiteral("[Errno 21] Is a directory: %1").arg(pythonRepr(path)), 0, false);
         info.dialect = QStringLiteral("folder");
+        m_trace.files.push_back(info);
+        return Outcome::Unusable;
+    }
+    if (const QString problem = specialFileProblem(path); !problem.isEmpty()) {
+        diags.push_back({Severity::Error, rel, 0, problem});
+        // The reference would block in open() or read without end here; it gets no rows.
+        if (doReference)
+            failReference(QStringLiteral("%1 %2").arg(pythonRepr(path), problem), 0, false);
+        info.dialect = QStringLiteral("special file");
         m_trace.files.push_back(info);
         return Outcome::Unusable;
     }

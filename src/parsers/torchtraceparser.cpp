@@ -1,6 +1,7 @@
 #include "torchtraceparser.h"
 
 #include "bytebuffer.h"
+#include "io/regularfile.h"
 #include "jsonscanner.h"
 #include "pynumber.h"
 
@@ -81,6 +82,10 @@ public:
 
     bool open(const QString &path, QString *error)
     {
+        if (const QString problem = specialFileProblem(path); !problem.isEmpty()) {
+            *error = problem;
+            return false;
+        }
         m_file.setFileName(path);
         if (!m_file.open(QIODevice::ReadOnly | QIODevice::Unbuffered)) {
             *error = m_file.errorString();
@@ -2743,9 +2748,11 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     if (referenceExists) {
         // Path.read_text() raises OSError, which the reference catches: a warning, nothing read.
         referenceFailure.readFailed = true;
-        referenceFailure.readFailure = referenceInfo.isDir()
-                                           ? QStringLiteral("[Errno 21] Is a directory: '%1'").arg(referencePath)
-                                           : QStringLiteral("[Errno 13] Permission denied: '%1'").arg(referencePath);
+        const QString special = specialFileProblem(referencePath);
+        referenceFailure.readFailure =
+            referenceInfo.isDir() ? QStringLiteral("[Errno 21] Is a directory: '%1'").arg(referencePath)
+            : !special.isEmpty()  ? QStringLiteral("'%1' %2").arg(referencePath, special)
+                                  : QStringLiteral("[Errno 13] Permission denied: '%1'").arg(referencePath);
     }
 
     // The workbench also takes what tensorboard_trace_handler writes.
@@ -2777,7 +2784,9 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
         }
     }
     if (referenceExists) {
+        const QString special = specialFileProblem(referencePath);
         const QString problem = referenceInfo.isDir() ? QStringLiteral("torch_profile.json is a folder, not a file")
+                                : !special.isEmpty()  ? QStringLiteral("torch_profile.json %1").arg(special)
                                                       : QStringLiteral("torch_profile.json cannot be read");
         notes.push_back({Severity::Error, kTorchFile, 0,
                          chosen.isEmpty() ? problem
