@@ -1,16 +1,28 @@
 #!/bin/bash
-# Stage 4: package a finished build with CPack, validate the desktop integration on
-# a DESTDIR install, install the .deb with apt like a user would, and run the INSTALLED binary:
-# --version, a headless report (no display) and a short GUI start under Xvfb.
+# The package: build the .deb with CPack from a finished build, validate the desktop
+# integration on a DESTDIR install and the declared dependencies ("build" part); then install
+# the .deb with apt like a user would and run the INSTALLED binary: --version, a headless report
+# (no display) and the window under Xvfb ("install" part).
+#   scripts/ci-package.sh [all]          both parts on this machine (a developer's check)
+#   scripts/ci-package.sh build          cpack + validation; the .deb is left in the build folder
+#   scripts/ci-package.sh install DEB    apt-get install ./DEB and run it (scripts/ci-fresh-root.sh
+#                                        does this in a second fresh Debian 12 root)
+# In "install", the tools the checks need (jq, file, Xvfb, xdotool, ImageMagick) are installed only
+# after the package has been installed and has run headless, so that they cannot stand in for a
+# dependency the package forgot to declare.
 source "$(dirname "$0")/ci-lib.sh"
 cd "$GOBLIN_SOURCE_DIR"
 
-# The build to package: stage 1's by default; .ci/run passes the README command's build/.
-build=${GOBLIN_PACKAGE_BUILD_DIR:-$GOBLIN_BUILD_ROOT/ci}
+mode=${1:-all}
 app_id=io.github.goblinworkbench.GoblinWorkbench
-[ -f "$build/CMakeCache.txt" ] || die "$build is not configured; build it first (scripts/ci-build-test.sh)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export DEBIAN_FRONTEND=noninteractive
+
+package_build() {
+# The build to package: stage 1's by default; .ci/run passes the README command's build/.
+build=${GOBLIN_PACKAGE_BUILD_DIR:-$GOBLIN_BUILD_ROOT/ci}
+[ -f "$build/CMakeCache.txt" ] || die "$build is not configured; build it first (scripts/ci-build-test.sh)"
 
 section "Stage 4/4: cpack -G DEB and TGZ"
 rm -f "$build"/goblin-workbench_*.deb "$build"/goblin-workbench-*.tar.gz
@@ -78,8 +90,14 @@ done
 done
 [ "$missing" -eq 0 ] || die "the package does not declare every runtime library it needs"
 
+echo "package built and validated: $deb"
+}
+
+package_install() {
+deb=$1
+[ -f "$deb" ] || die "no package at '$deb'"
+shot=${GOBLIN_PACKAGE_SHOT:-$(dirname "$deb")/installed-window.png}
 section "Stage 4/4: apt-get install ./$(basename "$deb")"
-export DEBIAN_FRONTEND=noninteractive
 # A same-version package already installed would make apt skip the install and leave the old
 # binary in place, so remove it first.
 if dpkg-query -W -f='${Status}' goblin-workbench 2>/dev/null | grep -q 'ok installed'; then
@@ -105,6 +123,17 @@ run=/usr/share/goblin-workbench/example-run
 # Headless means no display at all: no X, no Wayland, no platform override.
 env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM \
     /usr/bin/goblin-workbench report "$run" --json - --png "$work/report.png" >"$work/report.json"
+echo "goblin-workbench report ran on the installed example ($(wc -c <"$work/report.json") bytes of JSON)"
+
+section "Stage 4/4: the checks' own tools"
+missing_tools=()
+for tool in jq file xvfb-run xauth xdotool import; do
+    command -v "$tool" >/dev/null || missing_tools+=("$tool")
+done
+if [ ${#missing_tools[@]} -gt 0 ]; then
+    echo "installing the checks' tools (missing: ${missing_tools[*]})"
+    as_root apt-get install -y -qq --no-install-recommends jq file xvfb xauth xdotool imagemagick >/dev/null
+fi
 jq -e '.generator.name == "goblin-workbench" and (.metrics | type == "object")' "$work/report.json" >/dev/null \
     || die "the report is not the expected JSON"
 jq '{generator, profile, metrics: (.metrics | {gpu_util_pct, hbm_peak_gb, waste_budget})}' "$work/report.json"
@@ -114,7 +143,6 @@ file "$work/report.png"
 # The window, as a user starts it from the menu: on a virtual X server, Help > Open Example Run's
 # folder given on the command line. It must load the example (the title names the run) and keep
 # running; a screenshot is kept in the build folder.
-shot=$build/installed-window.png
 cat >"$work/window-check.sh" <<EOS
 #!/bin/bash
 /usr/bin/goblin-workbench "$run" >"$work/gui.log" 2>&1 &
@@ -143,3 +171,14 @@ fi
 file "$shot"
 echo "the installed window opened the example run (screenshot: $shot)"
 echo "package OK: $(basename "$deb")"
+}
+
+case $mode in
+    all)
+        package_build
+        package_install "$deb"
+        ;;
+    build) package_build ;;
+    install) package_install "${2:?usage: ci-package.sh install DEB}" ;;
+    *) die "unknown mode '$mode' (all, build, install DEB)" ;;
+esac
