@@ -40,7 +40,7 @@ ensure_tarball() {
     local sources=/etc/apt/sources.list.d/debian.sources
     [ -f "$sources" ] || sources=/etc/apt/sources.list
     section "Making a minimal Debian 12 root: mmdebstrap --variant=apt --include=git,ca-certificates"
-    mmdebstrap --variant=apt --include=git,ca-certificates bookworm "$tarball.part" "$sources" </dev/null
+    mmdebstrap --variant=apt --format=tar --include=git,ca-certificates bookworm "$tarball.part" "$sources" </dev/null
     mv "$tarball.part" "$tarball"
 }
 
