@@ -16,6 +16,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
+
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -142,6 +144,42 @@ private slots:
         }
         QVERIFY2(named, qPrintable(QStringLiteral("no error diagnostic names %1 as %2").arg(fileName, expectedWords)));
         QCOMPARE(listing(runDir), before); // nothing written into the run folder
+    }
+
+    /// `--json` into a FIFO (or /dev/null, /dev/stdout) is written in place: QSaveFile's rename
+    /// would replace the FIFO with a regular file — run as root, `--json /dev/null` replaced
+    /// /dev/null itself — and the reader would get nothing.
+    void exportIntoAFifoWritesInPlace()
+    {
+        QTemporaryDir scratch;
+        QVERIFY(scratch.isValid());
+        const QString fifo = scratch.filePath(QStringLiteral("report.fifo"));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0644) == 0);
+        // The read end is opened first and non-blocking, so that nothing here can hang: the
+        // report's 13 kB fit in the pipe's buffer, and are read after the process has ended.
+        const int readEnd = ::open(QFile::encodeName(fifo).constData(), O_RDONLY | O_NONBLOCK);
+        QVERIFY(readEnd >= 0);
+        QProcess process;
+        process.start(QStringLiteral(GOBLIN_APP_BINARY),
+                      {QStringLiteral("report"), QStringLiteral(GOBLIN_SOURCE_DIR "/resources/example-run"),
+                       QStringLiteral("--json"), fifo});
+        const bool finished = process.waitForFinished(60000);
+        if (!finished)
+            process.kill();
+        QByteArray received;
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(readEnd, buffer, sizeof buffer)) > 0;)
+            received.append(buffer, n);
+        ::close(readEnd);
+        QVERIFY(finished);
+        QCOMPARE(process.exitCode(), 0);
+        QJsonParseError parseError;
+        const QJsonDocument document = QJsonDocument::fromJson(received, &parseError);
+        QCOMPARE(parseError.error, QJsonParseError::NoError);
+        QVERIFY(document.object().contains(QStringLiteral("metrics")));
+        struct stat after {};
+        QVERIFY(::lstat(QFile::encodeName(fifo).constData(), &after) == 0);
+        QVERIFY2(S_ISFIFO(after.st_mode), "the FIFO was replaced by a regular file");
     }
 };
 

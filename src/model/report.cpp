@@ -1,9 +1,10 @@
 #include "report.h"
 
+#include "exportfile.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <cmath>
 #include <cstdio>
 
@@ -195,19 +196,8 @@ bool writeReportJson(const QJsonObject &report, const QString &path, QString *er
         out.flush();
         return true;
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    file.write(bytes);
-    if (!file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return writeExportFile(
+        path, [&](QIODevice &file) { return file.write(bytes) == bytes.size(); }, error);
 }
 
 } // namespace goblin

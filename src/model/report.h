@@ -13,7 +13,8 @@ inline constexpr const char *kGeneratorName = "goblin-workbench";
 /// become null (and a diagnostic says so).
 QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds);
 
-/// Writes the report atomically (QSaveFile); "-" writes to standard output.
+/// Writes the report atomically (QSaveFile) into a regular file, directly into a device or FIFO;
+/// "-" writes to standard output.
 bool writeReportJson(const QJsonObject &report, const QString &path, QString *error);
 
 } // namespace goblin

@@ -1,5 +1,7 @@
 #include "dashboardexport.h"
 
+#include "exportfile.h"
+
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "formatting.h"
@@ -11,7 +13,6 @@
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QPainter>
-#include <QSaveFile>
 #include <cmath>
 
 namespace goblin {
@@ -224,24 +225,19 @@ bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const
                         const QString &path, QString *error)
 {
     const QImage image = renderDashboardImage(run, profile, thresholds, kDashboardPixelRatio);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    if (!image.save(&file, "PNG")) {
-        file.cancelWriting();
-        if (error)
-            *error = QStringLiteral("%1: could not encode the PNG image").arg(path);
-        return false;
-    }
-    if (!file.commit()) {
-        if (error)
-            *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    QString encodeError;
+    const bool written = writeExportFile(
+        path,
+        [&](QIODevice &file) {
+            if (image.save(&file, "PNG"))
+                return true;
+            encodeError = QStringLiteral("%1: could not encode the PNG image").arg(path);
+            return false;
+        },
+        error);
+    if (!written && error && !encodeError.isEmpty())
+        *error = encodeError;
+    return written;
 }
 
 bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
