@@ -532,7 +532,11 @@ void TestKernelTraceParser::missingTraceCsvHints()
     writeFile(dir.filePath(QStringLiteral("host/4242_results.db")), "SQLite format 3");
     writeFile(dir.filePath(QStringLiteral("results.csv")), readFixture(QStringLiteral("gen/v1.csv")));
     const KernelTrace t = parseKernelTraces(dir.path());
-    QVERIFY(t.files.empty()); // results.csv is named in the hint, not read
+    // results.csv is named in the hint, not read; the .db is tried and refused (not SQLite).
+    QCOMPARE(t.files.size(), size_t(1));
+    QCOMPARE(t.files.front().relativePath, QStringLiteral("host/4242_results.db"));
+    QVERIFY(!t.referenceFileFound);
+    QVERIFY2(findDiagnostic(t, 0, QStringLiteral("is not an SQLite database")), qPrintable(allDiagnostics(t)));
     const Diagnostic *d = findDiagnostic(t, 0, QStringLiteral("rocpd2csv"));
     QVERIFY2(d, qPrintable(allDiagnostics(t)));
     QVERIFY(d->message.contains(QStringLiteral("host/4242_results.db")));
