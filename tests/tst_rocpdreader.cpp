@@ -142,6 +142,8 @@ private slots:
     void reportEqualsCsv();
     void timelineEqualsCsv_data();
     void timelineEqualsCsv();
+    void firstUseInRocpd2csvOrder_data();
+    void firstUseInRocpd2csvOrder();
     void processesKept_data();
     void processesKept();
     void noSideFiles_data();
@@ -228,6 +230,50 @@ void TestRocpdReader::timelineEqualsCsv()
         total += count;
     QCOMPARE(total, csv.files.front().rowsRead); // every CSV row has a name and end >= start here
     QVERIFY(timelineEvents(db.timeline) == timelineEvents(csv.timeline));
+}
+
+void TestRocpdReader::firstUseInRocpd2csvOrder_data()
+{
+    timelineEqualsCsv_data();
+}
+
+/// Names and agents are first used in rocpd2csv's order (start, then end descending), not in
+/// the order the rows are stored: worked out here from the CSV's timeline, independently.
+void TestRocpdReader::firstUseInRocpd2csvOrder()
+{
+    QFETCH(QString, run);
+    QFETCH(QString, rocpd);
+    const KernelTrace csv = parseKernelTraces(test::dataPath(QStringLiteral("runs/") + run));
+    const KernelTrace db = parseKernelTraces(test::dataPath(QStringLiteral("rocpd/") + rocpd));
+    // Every used row (end > start) of the CSV as (start, -end, name, device).
+    std::vector<std::tuple<qint64, qint64, std::string, qint64>> rows;
+    for (const GpuTimelineFile &f : csv.timeline.files)
+        for (const GpuDeviceTimeline &d : f.devices)
+            for (const GpuEvent &e : d.events)
+                if (e.endNs > e.startNs)
+                    rows.emplace_back(e.startNs, -e.endNs, f.names[e.nameId], d.device);
+    std::sort(rows.begin(), rows.end());
+    std::vector<std::string> expectedNames;
+    QStringList expectedAgents;
+    for (const auto &[start, negEnd, name, device] : rows) {
+        if (std::find(expectedNames.begin(), expectedNames.end(), name) == expectedNames.end())
+            expectedNames.push_back(name);
+        const QString agent = QStringLiteral("Agent %1").arg(device);
+        if (!expectedAgents.contains(agent))
+            expectedAgents << agent;
+    }
+    for (const KernelReading *r : {&db.reference, &db.workbench}) {
+        std::vector<size_t> ids;
+        for (size_t id = 0; id < r->perName.size(); ++id)
+            if (r->perName[id].calls > 0)
+                ids.push_back(id);
+        std::sort(ids.begin(), ids.end(), [&](size_t a, size_t b) { return r->perName[a].firstRow < r->perName[b].firstRow; });
+        std::vector<std::string> names;
+        for (size_t id : ids)
+            names.push_back(db.names[id]);
+        QVERIFY(names == expectedNames);
+        QCOMPARE(r->agents, expectedAgents);
+    }
 }
 
 void TestRocpdReader::processesKept_data()

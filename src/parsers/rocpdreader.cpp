@@ -10,8 +10,10 @@
 #include <QSet>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace goblin
 {
@@ -36,11 +38,18 @@ struct Symbol {
     bool interned = false;
 };
 
-/// One process (table suffix) that can be read.
+/// One process (table suffix) that can be read, with its small tables in memory: the joins of
+/// the `kernels` view are done here rather than in SQL (SQLite's join lookups were most of the
+/// time per row; the dispatch and event tables, the big ones, are still joined by SQLite).
 struct ProcessTables {
     QString suffix;
+    QByteArray guid;       ///< the guid of the process's rows (every join also matches it)
     qint64 dispatches = 0; ///< rows of rocpd_kernel_dispatch, before the joins
     std::unordered_map<qint64, Symbol> symbols;
+    std::unordered_map<qint64, qint64> agentLogicalIndex; ///< agent row id -> logical_index (-1 when NULL)
+    std::unordered_map<qint64, qint64> queuePid;          ///< queue id -> pid of its process row
+    std::unordered_set<qint64> threads;                   ///< thread row ids
+    std::unordered_set<qint64> strings;                   ///< string ids
 };
 
 /// Why a process of the file cannot be read, or an empty string.
@@ -69,47 +78,156 @@ QString unsupportedReason(rocpd::Connection &conn, const rocpd::Layout &layout, 
     return QString();
 }
 
-bool loadSymbols(rocpd::Connection &conn, ProcessTables &p, QString &error)
+/// rocpd2csv's order of a row: start, then end descending; then process and dispatch id.
+struct RowKey {
+    qint64 start = 0;
+    qint64 end = 0;
+    int process = -1; ///< -1: no row yet
+    qint64 id = 0;
+    bool operator<(const RowKey &o) const
+    {
+        if (start != o.start)
+            return start < o.start;
+        if (end != o.end)
+            return end > o.end;
+        if (process != o.process)
+            return process < o.process;
+        return id < o.id;
+    }
+};
+
+/// The rows are read in storage order (an ORDER BY cost SQLite a third of the read time), yet
+/// the first uses must be those of rocpd2csv's order: per name and per agent this keeps the
+/// smallest key among the rows one accumulator used, and finish() renumbers the names and
+/// agents first used in this file in that order. Sums do not depend on the order.
+class FirstUseOrder
+{
+public:
+    explicit FirstUseOrder(kernels::Accumulator *acc)
+        : m_acc(acc), m_rowsBefore(acc ? acc->reading->rowsUsed : 0), m_agentsBefore(acc ? acc->agents.agents.size() : 0)
+    {
+    }
+
+    void used(std::uint32_t nameId, const RowKey &key)
+    {
+        if (nameId >= m_names.size())
+            m_names.resize(size_t(nameId) + 1);
+        RowKey &k = m_names[nameId];
+        if (k.process < 0 || key < k)
+            k = key;
+        const int agent = m_acc->agents.last;
+        if (agent >= int(m_agentsBefore)) {
+            const size_t i = size_t(agent) - m_agentsBefore;
+            if (i >= m_agents.size())
+                m_agents.resize(i + 1);
+            if (m_agents[i].process < 0 || key < m_agents[i])
+                m_agents[i] = key;
+        }
+    }
+
+    void finish()
+    {
+        if (!m_acc)
+            return;
+        std::vector<KernelNameStats> &perName = m_acc->reading->perName;
+        std::vector<std::uint32_t> ids;
+        for (std::uint32_t id = 0; id < m_names.size() && id < perName.size(); ++id)
+            if (perName[id].calls > 0 && perName[id].firstRow >= m_rowsBefore && m_names[id].process >= 0)
+                ids.push_back(id);
+        std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) { return m_names[a] < m_names[b]; });
+        for (size_t rank = 0; rank < ids.size(); ++rank)
+            perName[ids[rank]].firstRow = m_rowsBefore + qint64(rank);
+        auto &agents = m_acc->agents.agents;
+        std::vector<size_t> order(agents.size() - m_agentsBefore);
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return a < m_agents.size() && (b >= m_agents.size() || m_agents[a] < m_agents[b]);
+        });
+        std::vector<kernels::AgentSet::Agent> sorted;
+        for (size_t i : order)
+            sorted.push_back(agents[m_agentsBefore + i]);
+        std::move(sorted.begin(), sorted.end(), agents.begin() + qsizetype(m_agentsBefore));
+        m_acc->agents.last = -1;
+    }
+
+private:
+    kernels::Accumulator *m_acc;
+    qint64 m_rowsBefore;
+    size_t m_agentsBefore;
+    std::vector<RowKey> m_names;
+    std::vector<RowKey> m_agents;
+};
+
+/// Runs `sql` (with the process guid bound to ?1) and hands every row to `row`.
+template<typename Row>
+bool eachRow(rocpd::Connection &conn, const QString &sql, const QByteArray &guid, QString &error, Row row)
 {
     sqlite3_stmt *stmt = nullptr;
-    const QByteArray sql =
-        QStringLiteral("SELECT id, display_name FROM %1").arg(rocpd::table("rocpd_info_kernel_symbol", p.suffix)).toUtf8();
-    if (sqlite3_prepare_v2(conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(conn.handle(), sql.toUtf8().constData(), -1, &stmt, nullptr) != SQLITE_OK) {
         error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
         return false;
     }
+    sqlite3_bind_text(stmt, 1, guid.constData(), int(guid.size()), SQLITE_STATIC);
     int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(stmt, 1));
-        const int bytes = sqlite3_column_bytes(stmt, 1);
-        Symbol s;
-        s.name = std::string(pythonStrip(std::string_view(text ? text : "", text ? size_t(bytes) : 0)));
-        p.symbols.emplace(sqlite3_column_int64(stmt, 0), std::move(s));
-    }
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        row(stmt);
     if (rc != SQLITE_DONE)
         error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
     sqlite3_finalize(stmt);
     return rc == SQLITE_DONE;
 }
 
-/// The `kernels` view's joins on one process's tables, integers only (names come from the
-/// symbol table, so the sort carries no strings).
+bool loadProcess(rocpd::Connection &conn, ProcessTables &p, QString &error)
+{
+    using rocpd::table;
+    const QString &s = p.suffix;
+    if (!conn.integer(QStringLiteral("SELECT count(*) FROM %1").arg(table("rocpd_kernel_dispatch", s)), p.dispatches)) {
+        error = conn.error();
+        return false;
+    }
+    QStringList guid;
+    if (!conn.texts(QStringLiteral("SELECT guid FROM %1 LIMIT 1").arg(table("rocpd_kernel_dispatch", s)).toUtf8().constData(),
+                    guid)) {
+        error = conn.error();
+        return false;
+    }
+    p.guid = guid.value(0).toUtf8();
+    auto int64 = [](sqlite3_stmt *st, int c) {
+        return sqlite3_column_type(st, c) == SQLITE_NULL ? qint64(-1) : qint64(sqlite3_column_int64(st, c));
+    };
+    return eachRow(conn, QStringLiteral("SELECT id, display_name FROM %1 WHERE guid = ?1").arg(table("rocpd_info_kernel_symbol", s)),
+                   p.guid, error,
+                   [&](sqlite3_stmt *st) {
+                       const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(st, 1));
+                       const size_t bytes = text ? size_t(sqlite3_column_bytes(st, 1)) : 0;
+                       Symbol sym;
+                       sym.name = std::string(pythonStrip(std::string_view(text ? text : "", bytes)));
+                       p.symbols.emplace(sqlite3_column_int64(st, 0), std::move(sym));
+                   }) &&
+           eachRow(conn, QStringLiteral("SELECT id, logical_index FROM %1 WHERE guid = ?1").arg(table("rocpd_info_agent", s)),
+                   p.guid, error, [&](sqlite3_stmt *st) { p.agentLogicalIndex.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
+           eachRow(conn,
+                   QStringLiteral("SELECT Q.id, P.pid FROM %1 Q INNER JOIN %2 P ON P.id = Q.pid AND P.guid = Q.guid "
+                                  "WHERE Q.guid = ?1")
+                       .arg(table("rocpd_info_queue", s), table("rocpd_info_process", s)),
+                   p.guid, error, [&](sqlite3_stmt *st) { p.queuePid.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
+           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_info_thread", s)), p.guid,
+                   error, [&](sqlite3_stmt *st) { p.threads.insert(sqlite3_column_int64(st, 0)); }) &&
+           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_string", s)), p.guid, error,
+                   [&](sqlite3_stmt *st) { p.strings.insert(sqlite3_column_int64(st, 0)); });
+}
+
+/// One process's dispatches joined to their events (the big join stays in SQL), integers only.
+/// ?N binds the process guid.
 QString processQuery(int index, const QString &s)
 {
     using rocpd::table;
-    return QStringLiteral("SELECT %1, K.kernel_id, K.start, K.\"end\", A.logical_index, K.queue_id, P.pid, K.id "
-                          "FROM %2 K "
-                          "INNER JOIN %3 A ON A.id = K.agent_id AND A.guid = K.guid "
-                          "INNER JOIN %4 E ON E.id = K.event_id AND E.guid = K.guid "
-                          "INNER JOIN %5 R ON R.id = K.region_name_id AND R.guid = K.guid "
-                          "INNER JOIN %6 S ON S.id = K.kernel_id AND S.guid = K.guid "
-                          "LEFT JOIN %7 Q ON Q.id = K.queue_id AND Q.guid = K.guid "
-                          "INNER JOIN %8 P ON P.id = Q.pid AND P.guid = Q.guid "
-                          "INNER JOIN %9 T ON T.id = K.tid AND T.guid = K.guid")
+    return QStringLiteral("SELECT %1, K.kernel_id, K.start, K.\"end\", K.agent_id, K.queue_id, K.tid, K.region_name_id, K.id "
+                          "FROM %2 K INNER JOIN %3 E ON E.id = K.event_id AND E.guid = K.guid WHERE K.guid = ?%4")
         .arg(index)
-        .arg(table("rocpd_kernel_dispatch", s), table("rocpd_info_agent", s), table("rocpd_event", s),
-             table("rocpd_string", s), table("rocpd_info_kernel_symbol", s), table("rocpd_info_queue", s),
-             table("rocpd_info_process", s), table("rocpd_info_thread", s));
+        .arg(table("rocpd_kernel_dispatch", s), table("rocpd_event", s))
+        .arg(index + 1);
 }
 
 } // namespace
@@ -159,9 +277,7 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
         ProcessTables t;
         t.suffix = p.suffix;
         QString error;
-        if (!conn.integer(QStringLiteral("SELECT count(*) FROM %1").arg(rocpd::table("rocpd_kernel_dispatch", p.suffix)),
-                          t.dispatches) ||
-            !loadSymbols(conn, t, error))
+        if (!loadProcess(conn, t, error))
             return refuse(Severity::Error,
                           QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it")
                               .arg(error.isEmpty() ? conn.error() : error),
@@ -209,30 +325,46 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
         parts << processQuery(int(i), processes[i].suffix);
         rawDispatches += processes[i].dispatches;
     }
-    const QByteArray sql = (parts.join(QStringLiteral(" UNION ALL ")) + QStringLiteral(" ORDER BY 3, 4 DESC, 1, 8")).toUtf8();
+    const QByteArray sql = parts.join(QStringLiteral(" UNION ALL ")).toUtf8();
     sqlite3_stmt *stmt = nullptr;
     if (sqlite3_prepare_v2(conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK)
         return refuse(Severity::Error,
                       QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
                           .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle()))),
                       QStringLiteral("unreadable rocpd database"));
+    for (size_t i = 0; i < processes.size(); ++i)
+        sqlite3_bind_text(stmt, int(i) + 1, processes[i].guid.constData(), int(processes[i].guid.size()), SQLITE_STATIC);
 
     kernels::TimelineBuilder timeline(QStringLiteral("rocpd"), rel);
+    FirstUseOrder referenceOrder(sink.reference);
+    FirstUseOrder workbenchOrder(&sink.workbench);
     KernelReading &w = *sink.workbench.reading;
-    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
+    qint64 sqlRows = 0, rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
     qint64 lastAgent = LLONG_MIN;
     std::string agentLabel;
     bool cancelled = false;
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        ++rows;
-        if (progress && rows % kProgressRows == 0 &&
-            !progress(rawDispatches > 0 ? info.sizeBytes * std::min(rows, rawDispatches) / rawDispatches : 0)) {
+        ++sqlRows;
+        if (progress && sqlRows % kProgressRows == 0 &&
+            !progress(rawDispatches > 0 ? info.sizeBytes * std::min(sqlRows, rawDispatches) / rawDispatches : 0)) {
             cancelled = true;
             break;
         }
-        ProcessTables &proc = processes[size_t(sqlite3_column_int(stmt, 0))];
-        Symbol &symbol = proc.symbols[sqlite3_column_int64(stmt, 1)]; // the INNER JOIN guarantees it exists
+        const int procIndex = sqlite3_column_int(stmt, 0);
+        ProcessTables &proc = processes[size_t(procIndex)];
+        // The view's other joins: a dispatch without its symbol, agent, queue (and the queue's
+        // process), thread or region string row is dropped (and counted below).
+        const auto symbolIt = proc.symbols.find(sqlite3_column_int64(stmt, 1));
+        const auto agentIt = proc.agentLogicalIndex.find(sqlite3_column_int64(stmt, 4));
+        const auto queueIt = proc.queuePid.find(sqlite3_column_int64(stmt, 5));
+        if (symbolIt == proc.symbols.end() || agentIt == proc.agentLogicalIndex.end() ||
+            queueIt == proc.queuePid.end() || !proc.threads.count(sqlite3_column_int64(stmt, 6)) ||
+            !proc.strings.count(sqlite3_column_int64(stmt, 7)))
+            continue;
+        ++rows;
+        Symbol &symbol = symbolIt->second;
+        const qint64 pid = queueIt->second;
         if (symbol.name.empty()) {
             ++noNameRows;
             ++skipped;
@@ -256,7 +388,7 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
         }
         const qint64 startNs = sqlite3_column_int64(stmt, 2);
         const qint64 endNs = sqlite3_column_int64(stmt, 3);
-        const qint64 agent = sqlite3_column_type(stmt, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, 4);
+        const qint64 agent = agentIt->second;
         if (agent != lastAgent) {
             lastAgent = agent;
             agentLabel = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
@@ -269,16 +401,16 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
             if (sink.reference)
                 ++sink.reference->reading->rowsSkippedNonPositive;
             if (duration == 0)
-                timeline.addKernel(symbol.globalId, symbol.name, sqlite3_column_int64(stmt, 6), agent,
-                                   sqlite3_column_int64(stmt, 5), startNs, endNs);
+                timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
             continue;
         }
-        timeline.addKernel(symbol.globalId, symbol.name, sqlite3_column_int64(stmt, 6), agent,
-                           sqlite3_column_int64(stmt, 5), startNs, endNs);
+        timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
+        const RowKey key{startNs, endNs, procIndex, sqlite3_column_int64(stmt, 8)};
         if (sink.reference) {
             sink.reference->use(symbol.globalId, duration);
             sink.reference->span(startNs, endNs);
             sink.reference->agents.add(sink.host, agentLabel);
+            referenceOrder.used(symbol.globalId, key);
         }
         if (duration > kMaxPlausibleKernelNs) {
             ++implausibleRows;
@@ -289,6 +421,7 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
         sink.workbench.use(symbol.globalId, duration);
         sink.workbench.span(startNs, endNs);
         sink.workbench.agents.add(sink.host, agentLabel);
+        workbenchOrder.used(symbol.globalId, key);
     }
     if (!cancelled && rc != SQLITE_DONE)
         diags.push_back({Severity::Error, rel, 0,
@@ -299,6 +432,8 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
     sqlite3_finalize(stmt);
     if (cancelled)
         return RocpdOutcome::Cancelled;
+    referenceOrder.finish();
+    workbenchOrder.finish();
 
     // ---- What the rows said.
     if (rawDispatches == 0)

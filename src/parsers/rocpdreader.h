@@ -7,7 +7,8 @@
 /// view's joins (every join on id and guid; the view drops a dispatch whose agent, event,
 /// region string, symbol, queue/process or thread row is missing, and so does this reader):
 /// faster than the view in merged files (its UNION ALL views defeat SQLite's join indexes) and
-/// independent of the LZ4 views. The order is rocpd2csv's: start, then end descending. Each row
+/// independent of the LZ4 views. The rows are read in storage order, but first uses (which
+/// name and which agent comes first) follow rocpd2csv's order: start, then end descending. Each row
 /// reads as rocpd2csv writes it: Kernel_Name = the symbol's display_name, Start/End_Timestamp,
 /// Agent_Id "Agent <logical_index>"; the duration is end - start.
 
