@@ -152,6 +152,7 @@ private slots:
     void badDatabase();
     void lockedDatabase();
     void csvTraceWins();
+    void progressAndCancel();
 };
 
 void TestRocpdReader::reportEqualsCsv_data()
@@ -460,6 +461,26 @@ void TestRocpdReader::csvTraceWins()
     for (const Diagnostic &d : t.diagnostics)
         named = named || (d.file == QStringLiteral("x.db") && d.message.contains(QStringLiteral("not read")));
     QVERIFY(named);
+}
+
+/// Progress counts the database's bytes (up to its size, never backwards); a false return cancels.
+void TestRocpdReader::progressAndCancel()
+{
+    const QString dir = test::dataPath(QStringLiteral("rocpd/split-mixed-flashrocm"));
+    const qint64 total = QFileInfo(QDir(dir).filePath(QStringLiteral("node01/48213_results.db"))).size() +
+                         QFileInfo(QDir(dir).filePath(QStringLiteral("node01/48214_results.db"))).size();
+    std::vector<qint64> seen;
+    const KernelTrace t = parseKernelTraces(dir, [&](qint64 bytes) {
+        seen.push_back(bytes);
+        return true;
+    });
+    QVERIFY(!t.cancelled);
+    QVERIFY(!seen.empty());
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    QCOMPARE(seen.back(), total);
+    int calls = 0;
+    const KernelTrace c = parseKernelTraces(dir, [&](qint64) { return ++calls < 3; });
+    QVERIFY(c.cancelled);
 }
 
 QTEST_GUILESS_MAIN(TestRocpdReader)

@@ -342,9 +342,9 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
     qint64 sqlRows = 0, rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
     qint64 lastAgent = LLONG_MIN;
     std::string agentLabel;
-    bool cancelled = false;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    bool cancelled = progress && !progress(0);
+    int rc = SQLITE_DONE;
+    while (!cancelled && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         ++sqlRows;
         if (progress && sqlRows % kProgressRows == 0 &&
             !progress(rawDispatches > 0 ? info.sizeBytes * std::min(sqlRows, rawDispatches) / rawDispatches : 0)) {
