@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -191,6 +192,11 @@ void TestRocpdReader::reportEqualsCsv()
                                        &difference, QLatin1String(section)),
                  qPrintable(difference));
     }
+    const QJsonObject schema =
+        QJsonDocument::fromJson(test::readAll(QStringLiteral(GOBLIN_SOURCE_DIR "/resources/report.schema.json"))).object();
+    QVERIFY(!schema.isEmpty());
+    const QStringList violations = test::validateJsonSchema(b, schema);
+    QVERIFY2(violations.isEmpty(), qPrintable(violations.join(QLatin1Char('\n'))));
     // The reference reads the database as rocpd2csv's trace.csv: no "kernel trace not found".
     QVERIFY(db.run->kernels.referenceFileFound);
     QCOMPARE(db.run->kernels.reference.rowsUsed, csv.run->kernels.reference.rowsUsed);
