@@ -29,8 +29,8 @@ bool Connection::open(const QString &path)
         m_db = nullptr;
         return false;
     }
-    // Map the file instead of copying every page through pread (the file is never written).
-    sqlite3_exec(m_db, "PRAGMA mmap_size = 1099511627776", nullptr, nullptr, nullptr);
+    // No mmap: mapped pages of a large database would count in the resident size, and reading
+    // through SQLite's small page cache is as fast here (measured on 1M dispatches).
     return true;
 }
 
