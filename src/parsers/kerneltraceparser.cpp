@@ -608,6 +608,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     int queueColumn = streamColumn();
 
     qint64 nextProgress = kProgressStepBytes;
+    bool timelineSized = false;
     qint64 previousConsumed = reader.bytesConsumed();
     bool cancelled = false;
 
@@ -626,6 +627,10 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         const qint64 consumed = reader.bytesConsumed();
         if (consumed >= nextProgress) {
             nextProgress = consumed + kProgressStepBytes;
+            if (!timelineSized && consumed > 0) { // the rows so far tell how many the file holds
+                timelineSized = true;
+                timeline.expectRows(qint64(double(timeline.eventCount()) * double(info.sizeBytes) / double(consumed)));
+            }
             if (m_progress && !m_progress(m_bytesBefore + consumed)) {
                 cancelled = true;
                 break;

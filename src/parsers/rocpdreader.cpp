@@ -346,6 +346,8 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
     int rc = SQLITE_DONE;
     while (!cancelled && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         ++sqlRows;
+        if (sqlRows == kProgressRows)
+            timeline.expectRows(rawDispatches);
         if (progress && sqlRows % kProgressRows == 0 &&
             !progress(rawDispatches > 0 ? info.sizeBytes * std::min(sqlRows, rawDispatches) / rawDispatches : 0)) {
             cancelled = true;

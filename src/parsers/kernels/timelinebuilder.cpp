@@ -19,10 +19,21 @@ qint64 TimelineBuilder::eventCount() const
     return n;
 }
 
+void TimelineBuilder::expectRows(qint64 totalRows)
+{
+    const qint64 sofar = eventCount();
+    if (sofar <= 0 || totalRows <= sofar)
+        return;
+    for (GpuDeviceTimeline &d : m_file.devices) {
+        const double share = double(d.events.size()) / double(sofar);
+        const size_t want = size_t(share * double(totalRows) * 1.1) + 1024;
+        if (want > d.events.capacity())
+            d.events.reserve(want);
+    }
+}
+
 GpuTimelineFile TimelineBuilder::take()
 {
-    for (GpuDeviceTimeline &d : m_file.devices)
-        d.events.shrink_to_fit();
     m_last = -1;
     m_localOf.clear();
     return std::move(m_file);

@@ -32,6 +32,10 @@ public:
     }
 
     qint64 eventCount() const;
+    /// Called once after some rows: reserves room for `totalRows` rows in all, shared among the
+    /// devices as the rows so far are (+10 %), so that a large trace's vectors do not grow by
+    /// doubling (which briefly holds old and new buffers, up to 3x the events).
+    void expectRows(qint64 totalRows);
     /// Streams beyond what GpuEvent::stream holds (65 535 per device) were folded into the last.
     bool streamOverflow() const { return m_streamOverflow; }
 
