@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstring>
+#include <sys/stat.h>
 
 namespace goblin::rocpd
 {
@@ -71,6 +72,12 @@ bool Connection::integer(const QString &sql, qint64 &out)
 FileCheck checkFile(const QString &path)
 {
     FileCheck out;
+    // A FIFO would block open(), a link to /dev/zero read forever: refuse anything irregular first.
+    struct stat st;
+    if (::stat(QFile::encodeName(path).constData(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        out.problem = QStringLiteral("is not a regular file (a FIFO, device or socket)");
+        return out;
+    }
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
         out.problem = QStringLiteral("cannot be opened: %1").arg(f.errorString());
