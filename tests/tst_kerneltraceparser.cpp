@@ -116,6 +116,8 @@ private slots:
     void emptyAndHeaderOnly();
     void lostTimestampPrecision();
     void multiProcessFolder();
+    void timelineFromCsv();
+    void timelineFromPerProcessFiles();
     void missingTraceCsv();
     void missingTraceCsvHints();
     void traceCsvIsAFolder();
@@ -515,6 +517,74 @@ void TestKernelTraceParser::multiProcessFolder()
     QCOMPARE(t.names.size(), size_t(5));
 }
 
+/// KernelTrace::timeline from a CSV: one device per agent, exact integer ns (past 2^53), the
+/// queue as the stream, names stripped and interned per file; zero-length rows kept, rows with
+/// end before start or without a name left out.
+void TestKernelTraceParser::timelineFromCsv()
+{
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("trace.csv")),
+              "Kind,Agent_Id,Queue_Id,Kernel_Name,Start_Timestamp,End_Timestamp\n"
+              "KERNEL_DISPATCH,Agent 2,1,k_a,100,200\n"
+              "KERNEL_DISPATCH,Agent 3,1,k_b,150,150\n"
+              "KERNEL_DISPATCH,Agent 2,2, k_a ,300,450\n"
+              "KERNEL_DISPATCH,Agent 2,1,k_c,500,400\n"
+              "KERNEL_DISPATCH,Agent 3,2,,1,2\n"
+              "KERNEL_DISPATCH,Agent 3,1,k_b,1000000000000000001,1000000000000000003\n");
+    const KernelTrace t = parseKernelTraces(dir.path());
+    QCOMPARE(t.workbench.rowsUsed, qint64(3));
+    QCOMPARE(t.timeline.files.size(), size_t(1));
+    const GpuTimelineFile &f = t.timeline.files.front();
+    QCOMPARE(f.source, QStringLiteral("trace.csv"));
+    QCOMPARE(f.file, QStringLiteral("trace.csv"));
+    QCOMPARE(f.names, (std::vector<std::string>{"k_a", "k_b"}));
+    QCOMPARE(f.devices.size(), size_t(2));
+    const GpuDeviceTimeline &d2 = f.devices[0];
+    const GpuDeviceTimeline &d3 = f.devices[1];
+    QCOMPARE(d2.device, qint64(2));
+    QCOMPARE(d3.device, qint64(3));
+    QCOMPARE(d2.pid, qint64(-1));
+    QVERIFY(!d2.rank.has_value());
+    QCOMPARE(d2.streams, (std::vector<qint64>{1, 2}));
+    QCOMPARE(d3.streams, (std::vector<qint64>{1}));
+    QCOMPARE(d2.events.size(), size_t(2));
+    QCOMPARE(d2.events[0].startNs, qint64(100));
+    QCOMPARE(d2.events[0].endNs, qint64(200));
+    QCOMPARE(d2.events[1].startNs, qint64(300));
+    QCOMPARE(d2.events[1].nameId, d2.events[0].nameId);
+    QCOMPARE(d2.events[1].stream, std::uint16_t(1));
+    QCOMPARE(d3.events.size(), size_t(2));
+    QCOMPARE(d3.events[0].endNs - d3.events[0].startNs, qint64(0)); // zero-length: a kernel all the same
+    QCOMPARE(d3.events[1].startNs, qint64(1000000000000000001));
+    QCOMPARE(d3.events[1].endNs, qint64(1000000000000000003));
+    QCOMPARE(f.names[d3.events[1].nameId], std::string("k_b"));
+    QVERIFY(d3.events[1].kind == GpuEventKind::Kernel);
+    static_assert(sizeof(GpuEvent) == 24);
+}
+
+/// rocprofv3's per-process files: one timeline file each, the pid from the file name, counts
+/// per device equal to the rows read.
+void TestKernelTraceParser::timelineFromPerProcessFiles()
+{
+    const KernelTrace t = parseKernelTraces(fixture(QStringLiteral("runs/multiprocess")));
+    QCOMPARE(t.timeline.files.size(), size_t(3));
+    qint64 events = 0, rows = 0;
+    for (const InputFileInfo &i : t.files)
+        rows += i.format == QStringLiteral("kernel-trace-csv") ? i.rowsRead : 0;
+    for (const GpuTimelineFile &f : t.timeline.files) {
+        QCOMPARE(f.source, QStringLiteral("trace.csv"));
+        const qint64 pid = QFileInfo(f.file).fileName().section(QLatin1Char('_'), 0, 0).toLongLong();
+        QVERIFY(pid > 0);
+        for (const GpuDeviceTimeline &d : f.devices) {
+            QCOMPARE(d.pid, pid);
+            QCOMPARE(d.file, f.file);
+            events += qint64(d.events.size());
+        }
+    }
+    QCOMPARE(events, rows);
+    QVERIFY(events > 0);
+}
+
 void TestKernelTraceParser::missingTraceCsv()
 {
     QTemporaryDir dir;
@@ -532,7 +602,11 @@ void TestKernelTraceParser::missingTraceCsvHints()
     writeFile(dir.filePath(QStringLiteral("host/4242_results.db")), "SQLite format 3");
     writeFile(dir.filePath(QStringLiteral("results.csv")), readFixture(QStringLiteral("gen/v1.csv")));
     const KernelTrace t = parseKernelTraces(dir.path());
-    QVERIFY(t.files.empty()); // results.csv is named in the hint, not read
+    // results.csv is named in the hint, not read; the .db is tried and refused (not SQLite).
+    QCOMPARE(t.files.size(), size_t(1));
+    QCOMPARE(t.files.front().relativePath, QStringLiteral("host/4242_results.db"));
+    QVERIFY(!t.referenceFileFound);
+    QVERIFY2(findDiagnostic(t, 0, QStringLiteral("is not an SQLite database")), qPrintable(allDiagnostics(t)));
     const Diagnostic *d = findDiagnostic(t, 0, QStringLiteral("rocpd2csv"));
     QVERIFY2(d, qPrintable(allDiagnostics(t)));
     QVERIFY(d->message.contains(QStringLiteral("host/4242_results.db")));

@@ -28,10 +28,16 @@ qint64 estimateInputBytes(const QString &runDir)
         return fi.isFile();
     };
     if (!add(QStringLiteral("trace.csv"))) {
-        QDirIterator it(runDir, {QStringLiteral("*_kernel_trace.csv")}, QDir::Files, QDirIterator::Subdirectories);
-        while (it.hasNext()) {
-            it.next();
-            total += it.fileInfo().size();
+        // Per-process CSVs, else rocpd databases (read when there is no CSV trace at all).
+        for (const QString &pattern : {QStringLiteral("*_kernel_trace.csv"), QStringLiteral("*.db")}) {
+            const qint64 before = total;
+            QDirIterator it(runDir, {pattern}, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                it.next();
+                total += it.fileInfo().size();
+            }
+            if (total > before)
+                break;
         }
     }
     if (!add(QStringLiteral("torch_profile.json")) && !add(QStringLiteral("torch_profile.json.gz"))) {

@@ -4,17 +4,21 @@
 
 #include "columnresolver.h"
 #include "csvreader.h"
+#include "kernels/accumulator.h"
+#include "kernels/namepool.h"
+#include "kernels/timelinebuilder.h"
 #include "pynumber.h"
+#include "rocpd/rocpdfile.h"
+#include "rocpdreader.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSet>
 
+#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <deque>
 #include <optional>
 
 namespace goblin
@@ -22,6 +26,10 @@ namespace goblin
 
 namespace
 {
+
+using kernels::Accumulator;
+using kernels::kMaxAgents;
+using kernels::NamePool;
 
 const QString kTraceFileName = QStringLiteral("trace.csv");
 const QString kFormat = QStringLiteral("kernel-trace-csv");
@@ -32,11 +40,10 @@ constexpr qint64 kChunkBytes = 1 << 20;
 /// Python's TextIOWrapper decodes 8 KiB at a time; a decode error is raised when the chunk
 /// holding the bad byte is decoded, which decides whether it comes before a csv.Error.
 constexpr qint64 kPythonDecodeChunk = 8192;
-constexpr int kMaxAgents = 256;
 constexpr int kMaxPreambleLines = 10;
 
 // ---------------------------------------------------------------------------------------------
-// Interning
+// Python's integers
 
 __extension__ typedef unsigned __int128 Uint128;
 __extension__ typedef __int128 Int128;
@@ -74,215 +81,6 @@ PyInt pythonInt128(std::string_view text)
     out.value = static_cast<Int128>(t); // exact: t is an integer below 2^126
     return out;
 }
-
-inline std::uint64_t mix64(std::uint64_t a, std::uint64_t b)
-{
-    const Uint128 r = static_cast<Uint128>(a) * b;
-    return std::uint64_t(r) ^ std::uint64_t(r >> 64);
-}
-
-inline std::uint64_t load64(const char *p)
-{
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
-/// Multiply-mix hash, 16 bytes per step: every row's kernel name (often 1-2 KB) is hashed, so
-/// std::hash (byte-wise murmur) would be a visible share of the load time.
-std::uint64_t hashBytes(std::string_view s)
-{
-    constexpr std::uint64_t k1 = 0xa0761d6478bd642full;
-    constexpr std::uint64_t k2 = 0xe7037ed1a0b428dbull;
-    const char *p = s.data();
-    size_t n = s.size();
-    std::uint64_t seed = 0x2d358dccaa6c78a5ull ^ std::uint64_t(n);
-    while (n > 16) {
-        seed = mix64(load64(p) ^ k1, load64(p + 8) ^ seed);
-        p += 16;
-        n -= 16;
-    }
-    std::uint64_t a = 0, b = 0;
-    if (n >= 8) {
-        a = load64(p);
-        b = load64(p + n - 8);
-    } else if (n >= 4) {
-        std::uint32_t x, y;
-        std::memcpy(&x, p, 4);
-        std::memcpy(&y, p + n - 4, 4);
-        a = x;
-        b = y;
-    } else if (n > 0) {
-        a = (std::uint64_t(static_cast<unsigned char>(p[0])) << 16) |
-            (std::uint64_t(static_cast<unsigned char>(p[n >> 1])) << 8) | static_cast<unsigned char>(p[n - 1]);
-    }
-    return mix64(a ^ k2 ^ seed, b ^ k1 ^ std::uint64_t(s.size()));
-}
-
-/// Distinct names, each stored once, looked up by view without building a std::string.
-class NamePool
-{
-public:
-    NamePool() : m_slots(1024) {}
-
-    std::uint32_t intern(std::string_view name)
-    {
-        const std::uint64_t h = hashBytes(name);
-        size_t mask = m_slots.size() - 1;
-        size_t i = size_t(h) & mask;
-        for (;;) {
-            Slot &slot = m_slots[i];
-            if (slot.id == 0)
-                break;
-            if (slot.hash == h && m_views[slot.id - 1] == name)
-                return slot.id - 1;
-            i = (i + 1) & mask;
-        }
-        // std::deque never moves its elements, so views into short (SSO) strings stay valid.
-        m_storage.emplace_back(name);
-        m_views.emplace_back(m_storage.back());
-        const std::uint32_t id = std::uint32_t(m_views.size());
-        m_slots[i] = {h, id};
-        if (m_views.size() * 2 > m_slots.size())
-            grow();
-        return id - 1;
-    }
-
-    size_t size() const { return m_views.size(); }
-
-    std::vector<std::string> take()
-    {
-        std::vector<std::string> out;
-        out.reserve(m_storage.size());
-        for (std::string &s : m_storage)
-            out.push_back(std::move(s));
-        m_storage.clear();
-        m_views.clear();
-        return out;
-    }
-
-private:
-    struct Slot {
-        std::uint64_t hash = 0;
-        std::uint32_t id = 0; // 1-based; 0 = empty
-    };
-
-    void grow()
-    {
-        std::vector<Slot> table(m_slots.size() * 2);
-        const size_t mask = table.size() - 1;
-        for (const Slot &s : m_slots) {
-            if (s.id == 0)
-                continue;
-            size_t i = size_t(s.hash) & mask;
-            while (table[i].id != 0)
-                i = (i + 1) & mask;
-            table[i] = s;
-        }
-        m_slots.swap(table);
-    }
-
-    std::vector<Slot> m_slots;
-    std::deque<std::string> m_storage;
-    std::vector<std::string_view> m_views;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Per-reading accumulation
-
-struct AgentSet {
-    struct Agent {
-        int host;
-        std::string label;
-    };
-    std::vector<Agent> agents;
-    int last = -1;
-    bool overflow = false;
-
-    void add(int host, std::string_view label)
-    {
-        if (last >= 0 && agents[size_t(last)].host == host && agents[size_t(last)].label == label)
-            return;
-        for (size_t i = 0; i < agents.size(); ++i)
-            if (agents[i].host == host && agents[i].label == label) {
-                last = int(i);
-                return;
-            }
-        if (int(agents.size()) >= kMaxAgents) {
-            overflow = true;
-            return;
-        }
-        agents.push_back({host, std::string(label)});
-        last = int(agents.size()) - 1;
-    }
-};
-
-struct Accumulator {
-    KernelReading *reading = nullptr;
-    qint64 minStart = LLONG_MAX;
-    qint64 maxEnd = LLONG_MIN;
-    bool anySpan = false;
-    AgentSet agents;
-
-    void use(std::uint32_t id, qint64 durationNs)
-    {
-        std::vector<KernelNameStats> &perName = reading->perName;
-        if (id >= perName.size())
-            perName.resize(size_t(id) + 1);
-        KernelNameStats &s = perName[id];
-        if (s.calls == 0)
-            s.firstRow = reading->rowsUsed;
-        ++s.calls;
-        // Saturate rather than wrap: the reference reading keeps what Python's unbounded ints sum.
-        if (__builtin_add_overflow(s.totalNs, durationNs, &s.totalNs))
-            s.totalNs = std::numeric_limits<qint64>::max();
-        s.minNs = std::min(s.minNs, durationNs);
-        s.maxNs = std::max(s.maxNs, durationNs);
-        ++reading->rowsUsed;
-        if (__builtin_add_overflow(reading->totalNs, durationNs, &reading->totalNs))
-            reading->totalNs = std::numeric_limits<qint64>::max();
-    }
-
-    void span(qint64 startNs, qint64 endNs)
-    {
-        anySpan = true;
-        minStart = std::min(minStart, startNs);
-        maxEnd = std::max(maxEnd, endNs);
-    }
-
-    void clearStats()
-    {
-        reading->perName.clear();
-        reading->rowsUsed = 0;
-        reading->totalNs = 0;
-        anySpan = false;
-        minStart = LLONG_MAX;
-        maxEnd = LLONG_MIN;
-        agents = AgentSet();
-    }
-
-    void finish(size_t nameCount, const QStringList &hosts)
-    {
-        reading->perName.resize(nameCount);
-        reading->hasTimestamps = anySpan;
-        reading->firstStartNs = anySpan ? minStart : 0;
-        reading->lastEndNs = anySpan ? maxEnd : 0;
-        QSet<int> hostsUsed;
-        for (const AgentSet::Agent &a : agents.agents)
-            hostsUsed.insert(a.host);
-        reading->agents.clear();
-        for (const AgentSet::Agent &a : agents.agents) {
-            const QString label = QString::fromUtf8(a.label.data(), qsizetype(a.label.size()));
-            if (hostsUsed.size() > 1) {
-                const QString host = hosts.value(a.host);
-                reading->agents << (host.isEmpty() ? QStringLiteral("./") : host + QLatin1Char('/')) + label;
-            } else {
-                reading->agents << label;
-            }
-        }
-        reading->agentCount = int(reading->agents.size());
-    }
-};
 
 // ---------------------------------------------------------------------------------------------
 // Header helpers
@@ -614,6 +412,21 @@ public:
 
     Outcome readFile(const QString &path, const QString &rel, int host, bool doReference, bool doWorkbench);
 
+    /// A rocpd database in place of trace.csv: both readings.
+    Outcome readDatabase(const QString &path, const QString &rel, int host)
+    {
+        RocpdSink sink{m_names, &m_ref, m_wb, host};
+        const qint64 before = m_bytesBefore;
+        ProgressCallback progress;
+        if (m_progress)
+            progress = [this, before](qint64 done) { return m_progress(before + done); };
+        const RocpdOutcome outcome = readRocpdDatabase(path, rel, sink, m_trace, progress);
+        m_bytesBefore += QFileInfo(path).size();
+        return outcome == RocpdOutcome::Read        ? Outcome::Read
+               : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
+                                                    : Outcome::Unusable;
+    }
+
     void finish()
     {
         m_trace.names = m_names.take();
@@ -787,7 +600,26 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     };
     std::string wbHeaderName = headerNameBytes();
 
+    // ---- Timeline: kernels with exact ns per (process, agent) and queue, when the layout has times.
+    kernels::TimelineBuilder timeline(kTraceFileName, rel);
+    const qint64 filePid = [&] {
+        const QString base = fileInfo.fileName();
+        qsizetype digits = 0;
+        while (digits < base.size() && base[digits].isDigit())
+            ++digits;
+        return digits > 0 && digits < 16 && base.mid(digits) == QLatin1String("_kernel_trace.csv")
+                   ? base.left(digits).toLongLong()
+                   : qint64(-1);
+    }();
+    auto streamColumn = [&] {
+        return resolveExactColumn(wbHeader, {QStringLiteral("Queue_Id"), QStringLiteral("Stream_Id"),
+                                             QStringLiteral("queue-id")})
+            .index;
+    };
+    int queueColumn = streamColumn();
+
     qint64 nextProgress = kProgressStepBytes;
+    bool timelineSized = false;
     qint64 previousConsumed = reader.bytesConsumed();
     bool cancelled = false;
 
@@ -806,6 +638,10 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         const qint64 consumed = reader.bytesConsumed();
         if (consumed >= nextProgress) {
             nextProgress = consumed + kProgressStepBytes;
+            if (!timelineSized && consumed > 0) { // the rows so far tell how many the file holds
+                timelineSized = true;
+                timeline.expectRows(qint64(double(timeline.eventCount()) * double(info.sizeBytes) / double(consumed)));
+            }
             if (m_progress && !m_progress(m_bytesBefore + consumed)) {
                 cancelled = true;
                 break;
@@ -936,6 +772,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
                 wbSearching = false;
                 headerCount = int(wbHeader.size());
                 wbHeaderName = headerNameBytes();
+                queueColumn = streamColumn();
                 maxNeeded = std::max({layout.name, layout.start, layout.end, layout.duration});
                 diags.push_back({Severity::Info, rel, line,
                                  QStringLiteral("the header starts at line %1; the %2 line(s) before it (banner text "
@@ -1074,6 +911,17 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
             ++w.rowsSkippedUnreadable;
             ++wbSkipped;
             continue;
+        }
+        if (haveSpan && durationNs >= 0) {
+            const qint64 device = layout.agent >= 0 && layout.agent < fieldCount
+                                      ? kernels::agentNumber(pythonStrip(fields[size_t(layout.agent)]))
+                                      : 0;
+            qint64 queue = 0;
+            if (queueColumn >= 0 && queueColumn < fieldCount) {
+                const std::string_view q = pythonStrip(fields[size_t(queueColumn)]);
+                std::from_chars(q.data(), q.data() + q.size(), queue);
+            }
+            timeline.addKernel(nameId(layout.name, name), name, filePid, device, queue, startNs, endNs);
         }
         if (durationNs <= 0) {
             ++(durationNs < 0 ? negativeRows : zeroRows);
@@ -1220,6 +1068,11 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
         info.dialect = layout.recognised ? layout.dialect : QStringLiteral("unrecognised");
     }
     m_trace.files.push_back(info);
+    if (!cancelled && timeline.eventCount() > 0)
+        m_trace.timeline.files.push_back(timeline.take());
+    if (timeline.streamOverflow())
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("more than 65535 queues on one agent: the last ones share one timeline lane")});
     finishBytes();
     if (cancelled)
         return Outcome::Cancelled;
@@ -1260,8 +1113,8 @@ QString otherCandidates(const QDir &dir)
         scan(QDir(sub.absoluteFilePath()), sub.fileName() + QLatin1Char('/'));
     QString hint;
     if (!dbs.isEmpty())
-        hint += QStringLiteral("; found %1: ROCm 7 writes a rocpd SQLite database by default, convert it with "
-                               "rocpd2csv (or profile with --output-format csv)")
+        hint += QStringLiteral("; found %1, but no readable rocpd database among them (see their diagnostics; "
+                               "rocpd2csv converts one that SQLite can read)")
                     .arg(dbs.mid(0, 3).join(QStringLiteral(", ")));
     if (!csvs.isEmpty())
         hint += QStringLiteral("; found %1: copy the kernel trace to trace.csv to read it")
@@ -1280,12 +1133,14 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
     trace.referenceFileFound = QFileInfo::exists(tracePath);
     TraceReader reader(trace, progress);
     const QStringList perProcess = perProcessTraces(dir);
-    auto listed = [&] {
-        QStringList shownFiles = perProcess.mid(0, 4);
-        if (perProcess.size() > 4)
+    const QStringList databases = rocpd::databaseCandidates(dir);
+    auto listFiles = [](const QStringList &files) {
+        QStringList shownFiles = files.mid(0, 4);
+        if (files.size() > 4)
             shownFiles << QStringLiteral("...");
         return shownFiles.join(QStringLiteral(", "));
     };
+    auto listed = [&] { return listFiles(perProcess); };
 
     bool workbenchDone = false;
     if (trace.referenceFileFound) {
@@ -1309,6 +1164,31 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
                      .arg(perProcess.size())
                      .arg(listed())});
     } else if (perProcess.isEmpty()) {
+        if (!databases.isEmpty()) {
+            // rocprofv3's default output (ROCm 7): read as the trace.csv rocpd2csv would make.
+            int read = 0;
+            for (const QString &rel : databases) {
+                const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
+                const int host = reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
+                const auto outcome = reader.readDatabase(dir.filePath(rel), rel, host);
+                if (outcome == TraceReader::Outcome::Cancelled) {
+                    trace.cancelled = true;
+                    return trace;
+                }
+                read += outcome == TraceReader::Outcome::Read;
+            }
+            if (read > 0) {
+                trace.referenceFileFound = true;
+                trace.diagnostics.push_back(
+                    {Severity::Info, kTraceFileName, 0,
+                     QStringLiteral("not found; both profiles read the kernels of %1 rocpd database(s) (%2) as the "
+                                    "trace.csv rocpd2csv would make of them")
+                         .arg(read)
+                         .arg(listFiles(databases))});
+                reader.finish();
+                return trace;
+            }
+        }
         trace.diagnostics.push_back(
             {Severity::Warning, kTraceFileName, 0,
              QStringLiteral("not found, and no rocprofv3 *_kernel_trace.csv in the folder or its sub-folders: no "
@@ -1321,6 +1201,15 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
                             "file(s) rocprofv3 wrote instead (%2)")
                  .arg(perProcess.size())
                  .arg(listed())});
+    }
+
+    if (trace.referenceFileFound || !perProcess.isEmpty()) {
+        if (!databases.isEmpty())
+            trace.diagnostics.push_back(
+                {Severity::Info, databases.front(), 0,
+                 QStringLiteral("%1 database file(s) (%2) are also present and not read: the CSV kernel trace is")
+                     .arg(databases.size())
+                     .arg(listFiles(databases))});
     }
 
     if (!workbenchDone) {

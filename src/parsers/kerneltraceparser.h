@@ -56,8 +56,15 @@ struct KernelTrace {
     KernelReading workbench;          ///< trace.csv, else every `*_kernel_trace.csv`, read right
     std::vector<InputFileInfo> files; ///< one per file read (the workbench may read several)
     Diagnostics diagnostics;
-    GpuTimeline timeline;    ///< device events, steps and host-busy intervals (gputimeline.h)
-    bool referenceFileFound = false; ///< trace.csv exists (the reference warns when not)
+    /// The workbench reading's kernels as a timeline: one file per CSV read (source "trace.csv",
+    /// also for `*_kernel_trace.csv`) or rocpd database ("rocpd"), one device per (process, agent);
+    /// rows with a name and readable start/end, zero-length included. Empty when the layout has
+    /// no timestamps.
+    GpuTimeline timeline;
+    /// trace.csv exists (the reference warns when not); also true when a rocpd database stands in
+    /// for it (no trace.csv, no *_kernel_trace.csv): both readings then read the database as the
+    /// trace.csv rocpd2csv would make of it.
+    bool referenceFileFound = false;
     bool referenceFileEmpty = false; ///< trace.csv has no header (the reference: "empty kernel trace")
     bool cancelled = false;
 };
@@ -67,6 +74,8 @@ struct KernelTrace {
 /// when present, otherwise every rocprofv3 `*_kernel_trace.csv` in the folder and its direct
 /// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace;
 /// it also falls back to those files when trace.csv exists but holds no kernel-trace layout.
+/// Without either, rocprofv3's rocpd databases (`*.db`, recognised by their tables, in the folder
+/// and its direct sub-folders) are read, by both profiles (see rocpdreader.h).
 /// Stats, agent-info, API-trace and counter files are recognised and refused with a diagnostic.
 ///
 /// Agents: rocprofv3 writes a machine-wide id (KFD node id, or a 7.x "Agent N"/"GPU N" label

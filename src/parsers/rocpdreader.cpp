@@ -1,0 +1,480 @@
+#include "rocpdreader.h"
+
+#include "kernels/accumulator.h"
+#include "kernels/namepool.h"
+#include "kernels/timelinebuilder.h"
+#include "pynumber.h"
+#include "rocpd/rocpdfile.h"
+
+#include <QFileInfo>
+#include <QSet>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace goblin
+{
+
+namespace
+{
+
+const QString kFormat = QStringLiteral("rocpd");
+constexpr qint64 kProgressRows = 1 << 16;
+constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
+
+const char *const kRequiredTables[] = {"rocpd_kernel_dispatch", "rocpd_info_agent",  "rocpd_event",
+                                       "rocpd_string",          "rocpd_info_kernel_symbol", "rocpd_info_queue",
+                                       "rocpd_info_process",    "rocpd_info_thread"};
+const char *const kRequiredColumns[] = {"id",       "guid",      "tid",   "agent_id", "kernel_id",
+                                        "queue_id", "start",     "end",   "region_name_id", "event_id"};
+
+/// A kernel symbol of one process: its display name, resolved to a run-wide id on first use.
+struct Symbol {
+    std::string name; ///< stripped as the reference strips a CSV cell
+    std::uint32_t globalId = 0;
+    bool interned = false;
+};
+
+/// One process (table suffix) that can be read, with its small tables in memory: the joins of
+/// the `kernels` view are done here rather than in SQL (SQLite's join lookups were most of the
+/// time per row; the dispatch and event tables, the big ones, are still joined by SQLite).
+struct ProcessTables {
+    QString suffix;
+    QByteArray guid;       ///< the guid of the process's rows (every join also matches it)
+    qint64 dispatches = 0; ///< rows of rocpd_kernel_dispatch, before the joins
+    std::unordered_map<qint64, Symbol> symbols;
+    std::unordered_map<qint64, qint64> agentLogicalIndex; ///< agent row id -> logical_index (-1 when NULL)
+    std::unordered_map<qint64, qint64> queuePid;          ///< queue id -> pid of its process row
+    std::unordered_set<qint64> threads;                   ///< thread row ids
+    std::unordered_set<qint64> strings;                   ///< string ids
+};
+
+/// Why a process of the file cannot be read, or an empty string.
+QString unsupportedReason(rocpd::Connection &conn, const rocpd::Layout &layout, const rocpd::Process &p)
+{
+    if (p.schemaVersion != QLatin1String("3"))
+        return QStringLiteral("schema version \"%1\" is not supported (only \"3\", which every rocprofv3 of ROCm "
+                              "7.x writes, is read)")
+            .arg(p.schemaVersion);
+    for (const char *base : kRequiredTables)
+        if (!layout.tables.contains(QLatin1String(base) + p.suffix))
+            return QStringLiteral("table %1%2 is missing").arg(QLatin1String(base), p.suffix);
+    QStringList columns;
+    const QByteArray sql =
+        QStringLiteral("SELECT name FROM pragma_table_info('%1%2')").arg(QLatin1String("rocpd_kernel_dispatch"), p.suffix).toUtf8();
+    if (!conn.texts(sql.constData(), columns))
+        return QStringLiteral("its dispatch table cannot be read: %1").arg(conn.error());
+    QStringList missing;
+    for (const char *c : kRequiredColumns)
+        if (!columns.contains(QLatin1String(c)))
+            missing << QLatin1String(c);
+    if (!missing.isEmpty())
+        return QStringLiteral("rocpd_kernel_dispatch has no column %1 (a layout this reader does not know, e.g. the "
+                              "track-based 4.x schema)")
+            .arg(missing.join(QStringLiteral(", ")));
+    return QString();
+}
+
+/// rocpd2csv's order of a row: start, then end descending; then process and dispatch id.
+struct RowKey {
+    qint64 start = 0;
+    qint64 end = 0;
+    int process = -1; ///< -1: no row yet
+    qint64 id = 0;
+    bool operator<(const RowKey &o) const
+    {
+        if (start != o.start)
+            return start < o.start;
+        if (end != o.end)
+            return end > o.end;
+        if (process != o.process)
+            return process < o.process;
+        return id < o.id;
+    }
+};
+
+/// The rows are read in storage order (an ORDER BY cost SQLite a third of the read time), yet
+/// the first uses must be those of rocpd2csv's order: per name and per agent this keeps the
+/// smallest key among the rows one accumulator used, and finish() renumbers the names and
+/// agents first used in this file in that order. Sums do not depend on the order.
+class FirstUseOrder
+{
+public:
+    explicit FirstUseOrder(kernels::Accumulator *acc)
+        : m_acc(acc), m_rowsBefore(acc ? acc->reading->rowsUsed : 0), m_agentsBefore(acc ? acc->agents.agents.size() : 0)
+    {
+    }
+
+    void used(std::uint32_t nameId, const RowKey &key)
+    {
+        if (nameId >= m_names.size())
+            m_names.resize(size_t(nameId) + 1);
+        RowKey &k = m_names[nameId];
+        if (k.process < 0 || key < k)
+            k = key;
+        const int agent = m_acc->agents.last;
+        if (agent >= int(m_agentsBefore)) {
+            const size_t i = size_t(agent) - m_agentsBefore;
+            if (i >= m_agents.size())
+                m_agents.resize(i + 1);
+            if (m_agents[i].process < 0 || key < m_agents[i])
+                m_agents[i] = key;
+        }
+    }
+
+    void finish()
+    {
+        if (!m_acc)
+            return;
+        std::vector<KernelNameStats> &perName = m_acc->reading->perName;
+        std::vector<std::uint32_t> ids;
+        for (std::uint32_t id = 0; id < m_names.size() && id < perName.size(); ++id)
+            if (perName[id].calls > 0 && perName[id].firstRow >= m_rowsBefore && m_names[id].process >= 0)
+                ids.push_back(id);
+        std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) { return m_names[a] < m_names[b]; });
+        for (size_t rank = 0; rank < ids.size(); ++rank)
+            perName[ids[rank]].firstRow = m_rowsBefore + qint64(rank);
+        auto &agents = m_acc->agents.agents;
+        std::vector<size_t> order(agents.size() - m_agentsBefore);
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return a < m_agents.size() && (b >= m_agents.size() || m_agents[a] < m_agents[b]);
+        });
+        std::vector<kernels::AgentSet::Agent> sorted;
+        for (size_t i : order)
+            sorted.push_back(agents[m_agentsBefore + i]);
+        std::move(sorted.begin(), sorted.end(), agents.begin() + qsizetype(m_agentsBefore));
+        m_acc->agents.last = -1;
+    }
+
+private:
+    kernels::Accumulator *m_acc;
+    qint64 m_rowsBefore;
+    size_t m_agentsBefore;
+    std::vector<RowKey> m_names;
+    std::vector<RowKey> m_agents;
+};
+
+/// Runs `sql` (with the process guid bound to ?1) and hands every row to `row`.
+template<typename Row>
+bool eachRow(rocpd::Connection &conn, const QString &sql, const QByteArray &guid, QString &error, Row row)
+{
+    sqlite3_stmt *stmt = nullptr;
+    if (sqlite3_prepare_v2(conn.handle(), sql.toUtf8().constData(), -1, &stmt, nullptr) != SQLITE_OK) {
+        error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
+        return false;
+    }
+    sqlite3_bind_text(stmt, 1, guid.constData(), int(guid.size()), SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+        row(stmt);
+    if (rc != SQLITE_DONE)
+        error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
+    sqlite3_finalize(stmt);
+    return rc == SQLITE_DONE;
+}
+
+bool loadProcess(rocpd::Connection &conn, ProcessTables &p, QString &error)
+{
+    using rocpd::table;
+    const QString &s = p.suffix;
+    if (!conn.integer(QStringLiteral("SELECT count(*) FROM %1").arg(table("rocpd_kernel_dispatch", s)), p.dispatches)) {
+        error = conn.error();
+        return false;
+    }
+    QStringList guid;
+    if (!conn.texts(QStringLiteral("SELECT guid FROM %1 LIMIT 1").arg(table("rocpd_kernel_dispatch", s)).toUtf8().constData(),
+                    guid)) {
+        error = conn.error();
+        return false;
+    }
+    p.guid = guid.value(0).toUtf8();
+    auto int64 = [](sqlite3_stmt *st, int c) {
+        return sqlite3_column_type(st, c) == SQLITE_NULL ? qint64(-1) : qint64(sqlite3_column_int64(st, c));
+    };
+    return eachRow(conn, QStringLiteral("SELECT id, display_name FROM %1 WHERE guid = ?1").arg(table("rocpd_info_kernel_symbol", s)),
+                   p.guid, error,
+                   [&](sqlite3_stmt *st) {
+                       const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(st, 1));
+                       const size_t bytes = text ? size_t(sqlite3_column_bytes(st, 1)) : 0;
+                       Symbol sym;
+                       sym.name = std::string(pythonStrip(std::string_view(text ? text : "", bytes)));
+                       p.symbols.emplace(sqlite3_column_int64(st, 0), std::move(sym));
+                   }) &&
+           eachRow(conn, QStringLiteral("SELECT id, logical_index FROM %1 WHERE guid = ?1").arg(table("rocpd_info_agent", s)),
+                   p.guid, error, [&](sqlite3_stmt *st) { p.agentLogicalIndex.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
+           eachRow(conn,
+                   QStringLiteral("SELECT Q.id, P.pid FROM %1 Q INNER JOIN %2 P ON P.id = Q.pid AND P.guid = Q.guid "
+                                  "WHERE Q.guid = ?1")
+                       .arg(table("rocpd_info_queue", s), table("rocpd_info_process", s)),
+                   p.guid, error, [&](sqlite3_stmt *st) { p.queuePid.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
+           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_info_thread", s)), p.guid,
+                   error, [&](sqlite3_stmt *st) { p.threads.insert(sqlite3_column_int64(st, 0)); }) &&
+           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_string", s)), p.guid, error,
+                   [&](sqlite3_stmt *st) { p.strings.insert(sqlite3_column_int64(st, 0)); });
+}
+
+/// One process's dispatches joined to their events (the big join stays in SQL), integers only.
+/// ?N binds the process guid.
+QString processQuery(int index, const QString &s)
+{
+    using rocpd::table;
+    return QStringLiteral("SELECT %1, K.kernel_id, K.start, K.\"end\", K.agent_id, K.queue_id, K.tid, K.region_name_id, K.id "
+                          "FROM %2 K INNER JOIN %3 E ON E.id = K.event_id AND E.guid = K.guid WHERE K.guid = ?%4")
+        .arg(index)
+        .arg(table("rocpd_kernel_dispatch", s), table("rocpd_event", s))
+        .arg(index + 1);
+}
+
+} // namespace
+
+RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+                               const ProgressCallback &progress)
+{
+    Diagnostics &diags = trace.diagnostics;
+    InputFileInfo info;
+    info.relativePath = rel;
+    info.format = kFormat;
+    info.sizeBytes = QFileInfo(path).size();
+    auto refuse = [&](Severity severity, const QString &message, const QString &dialect) {
+        diags.push_back({severity, rel, 0, message});
+        info.dialect = dialect;
+        trace.files.push_back(info);
+        return RocpdOutcome::Unusable;
+    };
+
+    const rocpd::FileCheck check = rocpd::checkFile(path);
+    if (!check.ok)
+        return refuse(Severity::Warning, check.problem + QStringLiteral("; no kernels read from it"),
+                      QStringLiteral("not a readable SQLite file"));
+    rocpd::Connection conn;
+    rocpd::Layout layout;
+    if (!conn.open(path) || !rocpd::readLayout(conn, layout))
+        return refuse(Severity::Error,
+                      QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no kernels "
+                                     "read from it")
+                          .arg(conn.error()),
+                      QStringLiteral("unreadable SQLite file"));
+    if (layout.processes.empty())
+        return refuse(Severity::Warning, QStringLiteral("is %1; no kernels read from it").arg(layout.foreign),
+                      QStringLiteral("foreign SQLite file"));
+
+    // ---- Which processes can be read.
+    std::vector<ProcessTables> processes;
+    QStringList unsupported;
+    bool sysWriter = false;
+    for (const rocpd::Process &p : layout.processes) {
+        sysWriter = sysWriter || p.guid == QLatin1String("{{guid}}");
+        const QString why = unsupportedReason(conn, layout, p);
+        if (!why.isEmpty()) {
+            unsupported << QStringLiteral("process %1: %2").arg(p.guid.isEmpty() ? p.suffix : p.guid, why);
+            continue;
+        }
+        ProcessTables t;
+        t.suffix = p.suffix;
+        QString error;
+        if (!loadProcess(conn, t, error))
+            return refuse(Severity::Error,
+                          QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it")
+                              .arg(error.isEmpty() ? conn.error() : error),
+                          QStringLiteral("unreadable rocpd database"));
+        processes.push_back(std::move(t));
+    }
+    if (processes.empty())
+        return refuse(Severity::Error,
+                      QStringLiteral("is a rocpd database this reader cannot read: %1").arg(unsupported.join(QStringLiteral("; "))),
+                      QStringLiteral("rocpd, unsupported schema"));
+    if (!unsupported.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 process(es) not read: %2").arg(unsupported.size()).arg(unsupported.join(QStringLiteral("; ")))});
+    if (!check.sideFiles.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, check.sideFiles});
+
+    info.dialect = QStringLiteral("rocpd schema 3, %1 (%2 process%3%4)")
+                       .arg(sysWriter ? QStringLiteral("rocprofiler-systems writer") : QStringLiteral("rocprofv3"))
+                       .arg(processes.size())
+                       .arg(processes.size() == 1 ? QString() : QStringLiteral("es"))
+                       .arg(check.wal ? QStringLiteral(", WAL journal") : QString());
+    const QString symbolColumn = QStringLiteral("rocpd_info_kernel_symbol.display_name");
+    info.workbenchColumns = {
+        {QStringLiteral("kernel_name"), symbolColumn, QStringLiteral("rocpd: the kernels view's name"), QString()},
+        {QStringLiteral("start"), QStringLiteral("rocpd_kernel_dispatch.start"), QStringLiteral("rocpd"), QStringLiteral("ns")},
+        {QStringLiteral("end"), QStringLiteral("rocpd_kernel_dispatch.end"), QStringLiteral("rocpd"), QStringLiteral("ns")},
+        {QStringLiteral("duration"), QString(), QStringLiteral("computed as end - start"), QStringLiteral("ns")},
+        {QStringLiteral("agent"), QStringLiteral("rocpd_info_agent.logical_index"),
+         QStringLiteral("rocpd: \"Agent <logical_index>\" as rocpd2csv writes Agent_Id"), QString()},
+        {QStringLiteral("stream"), QStringLiteral("rocpd_kernel_dispatch.queue_id"), QStringLiteral("rocpd"), QString()}};
+    if (sink.reference)
+        info.referenceColumns = {
+            {QStringLiteral("kernel_name"), QStringLiteral("Kernel_Name"),
+             QStringLiteral("as the trace.csv rocpd2csv would write: %1").arg(symbolColumn), QString()},
+            {QStringLiteral("start"), QStringLiteral("Start_Timestamp"),
+             QStringLiteral("as rocpd2csv would write it (substring tier of 'Start')"), QStringLiteral("ns")},
+            {QStringLiteral("end"), QStringLiteral("End_Timestamp"),
+             QStringLiteral("as rocpd2csv would write it (substring tier of 'End')"), QStringLiteral("ns")},
+            {QStringLiteral("duration"), QString(), QStringLiteral("no duration column: end - start"), QStringLiteral("ns")}};
+
+    // ---- The rows, in rocpd2csv's order.
+    QStringList parts;
+    qint64 rawDispatches = 0;
+    for (size_t i = 0; i < processes.size(); ++i) {
+        parts << processQuery(int(i), processes[i].suffix);
+        rawDispatches += processes[i].dispatches;
+    }
+    const QByteArray sql = parts.join(QStringLiteral(" UNION ALL ")).toUtf8();
+    sqlite3_stmt *stmt = nullptr;
+    if (sqlite3_prepare_v2(conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK)
+        return refuse(Severity::Error,
+                      QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
+                          .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle()))),
+                      QStringLiteral("unreadable rocpd database"));
+    for (size_t i = 0; i < processes.size(); ++i)
+        sqlite3_bind_text(stmt, int(i) + 1, processes[i].guid.constData(), int(processes[i].guid.size()), SQLITE_STATIC);
+
+    kernels::TimelineBuilder timeline(QStringLiteral("rocpd"), rel);
+    FirstUseOrder referenceOrder(sink.reference);
+    FirstUseOrder workbenchOrder(&sink.workbench);
+    KernelReading &w = *sink.workbench.reading;
+    qint64 sqlRows = 0, rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
+    qint64 lastAgent = LLONG_MIN;
+    std::string agentLabel;
+    bool cancelled = progress && !progress(0);
+    int rc = SQLITE_DONE;
+    while (!cancelled && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        ++sqlRows;
+        if (sqlRows == kProgressRows)
+            timeline.expectRows(rawDispatches);
+        if (progress && sqlRows % kProgressRows == 0 &&
+            !progress(rawDispatches > 0 ? info.sizeBytes * std::min(sqlRows, rawDispatches) / rawDispatches : 0)) {
+            cancelled = true;
+            break;
+        }
+        const int procIndex = sqlite3_column_int(stmt, 0);
+        ProcessTables &proc = processes[size_t(procIndex)];
+        // The view's other joins: a dispatch without its symbol, agent, queue (and the queue's
+        // process), thread or region string row is dropped (and counted below).
+        const auto symbolIt = proc.symbols.find(sqlite3_column_int64(stmt, 1));
+        const auto agentIt = proc.agentLogicalIndex.find(sqlite3_column_int64(stmt, 4));
+        const auto queueIt = proc.queuePid.find(sqlite3_column_int64(stmt, 5));
+        if (symbolIt == proc.symbols.end() || agentIt == proc.agentLogicalIndex.end() ||
+            queueIt == proc.queuePid.end() || !proc.threads.count(sqlite3_column_int64(stmt, 6)) ||
+            !proc.strings.count(sqlite3_column_int64(stmt, 7)))
+            continue;
+        ++rows;
+        Symbol &symbol = symbolIt->second;
+        const qint64 pid = queueIt->second;
+        if (symbol.name.empty()) {
+            ++noNameRows;
+            ++skipped;
+            ++w.rowsSkippedNoName;
+            if (sink.reference)
+                ++sink.reference->reading->rowsSkippedNoName;
+            continue;
+        }
+        if (!symbol.interned) {
+            symbol.globalId = sink.names.intern(symbol.name);
+            symbol.interned = true;
+        }
+        if (sqlite3_column_type(stmt, 2) != SQLITE_INTEGER || sqlite3_column_type(stmt, 3) != SQLITE_INTEGER) {
+            // rocpd2csv would write an empty or non-integer cell: the reference reads duration 0.
+            ++nullRows;
+            ++skipped;
+            ++w.rowsSkippedUnreadable;
+            if (sink.reference)
+                ++sink.reference->reading->rowsSkippedNonPositive;
+            continue;
+        }
+        const qint64 startNs = sqlite3_column_int64(stmt, 2);
+        const qint64 endNs = sqlite3_column_int64(stmt, 3);
+        const qint64 agent = agentIt->second;
+        if (agent != lastAgent) {
+            lastAgent = agent;
+            agentLabel = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
+        }
+        long long duration = 0;
+        if (__builtin_sub_overflow(endNs, startNs, &duration) || duration <= 0) {
+            ++(duration == 0 ? zeroRows : negativeRows);
+            ++skipped;
+            ++w.rowsSkippedNonPositive;
+            if (sink.reference)
+                ++sink.reference->reading->rowsSkippedNonPositive;
+            if (duration == 0)
+                timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
+            continue;
+        }
+        timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
+        const RowKey key{startNs, endNs, procIndex, sqlite3_column_int64(stmt, 8)};
+        if (sink.reference) {
+            sink.reference->use(symbol.globalId, duration);
+            sink.reference->span(startNs, endNs);
+            sink.reference->agents.add(sink.host, agentLabel);
+            referenceOrder.used(symbol.globalId, key);
+        }
+        if (duration > kMaxPlausibleKernelNs) {
+            ++implausibleRows;
+            ++skipped;
+            ++w.rowsSkippedUnreadable;
+            continue;
+        }
+        sink.workbench.use(symbol.globalId, duration);
+        sink.workbench.span(startNs, endNs);
+        sink.workbench.agents.add(sink.host, agentLabel);
+        workbenchOrder.used(symbol.globalId, key);
+    }
+    if (!cancelled && rc != SQLITE_DONE)
+        diags.push_back({Severity::Error, rel, 0,
+                         QStringLiteral("read error after %1 dispatch rows: %2 (damaged or half-copied file?); the "
+                                        "rest is not read")
+                             .arg(rows)
+                             .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle())))});
+    sqlite3_finalize(stmt);
+    if (cancelled)
+        return RocpdOutcome::Cancelled;
+    referenceOrder.finish();
+    workbenchOrder.finish();
+
+    // ---- What the rows said.
+    if (rawDispatches == 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("holds no kernel dispatches (an empty profile, or rocprofv3 ran without "
+                                        "--kernel-trace)")});
+    else if (rc == SQLITE_DONE && rows < rawDispatches)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 of %2 kernel dispatches lack their agent, event, symbol, queue, process or "
+                                        "thread row (a damaged or hand-made file); the kernels view drops them and so "
+                                        "does the workbench")
+                             .arg(rawDispatches - rows)
+                             .arg(rawDispatches)});
+    if (noNameRows > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 dispatches of kernels without a display name were skipped").arg(noNameRows)});
+    if (nullRows > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 dispatches without integer start/end were skipped").arg(nullRows)});
+    if (negativeRows > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 dispatches with end before start were skipped").arg(negativeRows)});
+    if (zeroRows > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 dispatches with zero duration were skipped").arg(zeroRows)});
+    if (implausibleRows > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 dispatches longer than a day (implausible) were skipped").arg(implausibleRows)});
+    if (timeline.streamOverflow())
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
+    info.rowsRead = rows;
+    info.rowsSkipped = skipped;
+    trace.files.push_back(info);
+    if (timeline.eventCount() > 0)
+        trace.timeline.files.push_back(timeline.take());
+    if (progress)
+        progress(info.sizeBytes);
+    return RocpdOutcome::Read;
+}
+
+} // namespace goblin
