@@ -2,6 +2,8 @@
 
 #include "bytebuffer.h"
 #include "jsonscanner.h"
+#include "kineto/gpuevents.h"
+#include "kineto/tracediscovery.h"
 #include "pynumber.h"
 
 #include <QDateTime>
@@ -702,7 +704,8 @@ struct Capture {
 bool isCapturedKey(std::string_view key)
 {
     return key == "metadata" || key == "tokens_per_sec" || key == "mfu_pct" || key == "step_time_seconds" ||
-           key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version";
+           key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version" ||
+           key == "distributedInfo";  // the rank, for the GPU timeline
 }
 
 /// Members of one JSON object, last occurrence wins as in a Python dict.
@@ -773,8 +776,11 @@ struct Deferred {
 };
 
 /// The members an event is read for, in this order; later duplicates win, as in a Python dict.
-constexpr int kEventKeyCount = 5;
-constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur"};
+/// "args" and "pid" feed the GPU timeline only (args.device, args.stream; the host process).
+constexpr int kEventKeyCount = 7;
+constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur", "args", "pid"};
+constexpr int kArgsKey = 5;
+constexpr int kPidKey = 6;
 
 /// The raw tokens of those members (as simdjson's raw_json_token() shows them).
 struct EventFields {
@@ -953,9 +959,13 @@ private:
     void processBatch(Batch &batch);
     void parseBatch(Batch &batch, size_t first, size_t last);
     void parseOneEvent(const Batch &batch, const EventSpan &span);
-    void handleEvent(simdjson::ondemand::object object, const EventSpan &span);
-    static bool collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields);
+    void handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd);
+    static bool collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
+                              EventFields &fields);
     void applyEvent(const EventFields &fields, const EventSpan &span);
+    // The GPU timeline's share of a complete event with a string name and category.
+    void collectTimeline(const EventFields &fields, std::string_view catText, std::string_view nameText,
+                         qint64 begin, qint64 end);
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
     void endRound(bool lastRound);
@@ -1040,6 +1050,7 @@ private:
     std::vector<std::vector<qint64>> m_rangeRuntimeStarts;  // those of the ranges, moved, not copied
     qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
+    kineto::GpuEventCollector m_gpu;  // the GPU timeline (src/parsers/kineto/gpuevents.h)
 
     // Byte ranges.
     std::unique_ptr<RangeJobs> m_ranges;  // while the main reader has not reached range 1
@@ -1337,6 +1348,7 @@ void TraceReader::absorb(TraceReader &range)
     m_optimizerSteps += range.m_optimizerSteps;
     m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
     m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
+    m_gpu.absorb(std::move(range.m_gpu));
 }
 
 void TraceReader::releaseBuffers()
@@ -1422,6 +1434,7 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
     // fewer to hand over.
     mergeIntervals(m_busy);
     mergeIntervals(m_wait);
+    m_gpu.compact();
     end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
                  source.problem().isEmpty();
@@ -1730,6 +1743,9 @@ void TraceReader::processBatch(Batch &batch)
             for (int k = 0; k < kEventKeyCount; ++k)
                 if (tokens.have & (1u << k))
                     fields.token[k] = std::string_view(batch.at(tokens.begin[k]), tokens.length[k]);
+            if ((tokens.have & (1u << kArgsKey)) && fields.token[kArgsKey] == "{")  // the object, to the event's end
+                fields.token[kArgsKey] = std::string_view(batch.at(tokens.begin[kArgsKey]),
+                                                          size_t(events[i].end - tokens.begin[kArgsKey]));
             applyEvent(fields, events[i]);
             ++i;
             continue;
@@ -1883,7 +1899,7 @@ void TraceReader::parseBatch(Batch &batch, size_t first, size_t last)
                         ok = false;
                         break;
                     }
-                    handleEvent(object, span);
+                    handleEvent(object, span, batch.at(span.end));
                     if (m_batchError) {
                         ok = false;
                         break;
@@ -1923,7 +1939,7 @@ void TraceReader::parseOneEvent(const Batch &batch, const EventSpan &span)
     auto doc = m_parser.iterate(m_scratch.get(), length, m_scratchSize);
     simdjson::ondemand::object object;
     if (doc.get_object().get(object) == simdjson::SUCCESS) {
-        handleEvent(object, span);
+        handleEvent(object, span, m_scratch.get() + length);
         if (!m_batchError)
             return;
         m_batchError = false;
@@ -1951,17 +1967,19 @@ bool isWaitForGpu(std::string_view name)
 
 } // namespace
 
-bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields)
+bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
+                                EventFields &fields)
 {
     for (auto fieldResult : object) {
         simdjson::ondemand::field field;
         if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
             return false;
-        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur
+        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid
         if (!escapes) {
             const char *raw = field.key().raw();
             switch (raw[0]) {
-            case 'p': which = rawKeyIs(raw, "ph") ? 0 : -1; break;
+            case 'p': which = rawKeyIs(raw, "ph") ? 0 : rawKeyIs(raw, "pid") ? kPidKey : -1; break;
+            case 'a': which = rawKeyIs(raw, "args") ? kArgsKey : -1; break;
             case 'c': which = rawKeyIs(raw, "cat") ? 1 : -1; break;
             case 'n': which = rawKeyIs(raw, "name") ? 2 : -1; break;
             case 't': which = rawKeyIs(raw, "ts") ? 3 : -1; break;
@@ -1975,22 +1993,26 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
             while (raw[length] != '"')
                 length += raw[length] == '\\' ? 2 : 1;
             const std::string key = JsonScanner::unescape(std::string_view(raw, length));
-            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4 : -1;
+            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4
+                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : -1;
         }
         if (which >= 0) {
             // Later duplicates win, as in a Python dict.
             fields.token[which] = field.value().raw_json_token();
             fields.have |= quint8(1u << which);
+            if (which == kArgsKey && !fields.token[which].empty() && fields.token[which][0] == '{')
+                fields.token[which] = std::string_view(fields.token[which].data(),
+                                                       size_t(eventEnd - fields.token[which].data()));
         }
         // The value is skipped by the next iteration.
     }
     return true;
 }
 
-void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span)
+void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd)
 {
     EventFields fields;
-    if (!collectFields(object, span.escapes, fields)) {
+    if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;
     }
@@ -2092,6 +2114,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     m_spanEndNs = std::max(m_spanEndNs, end);
     if (!cat.isString() || !name.isString())
         return;
+    collectTimeline(fields, catText, nameText, begin, end);
     const bool cpuOp = catText == "cpu_op" || catText == "Operator";
     if (startsWith(nameText, "ProfilerStep#")) {
         // The CPU lane's step; the GPU lane repeats the name as gpu_user_annotation with the
@@ -2115,6 +2138,44 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     } else if (catText == "user_annotation" && startsWith(nameText, "Optimizer.step#")) {
         ++m_optimizerSteps;  // one per optimizer.step(): a step count when ProfilerStep is missing
     }
+}
+
+void TraceReader::collectTimeline(const EventFields &fields, std::string_view catText, std::string_view nameText,
+                                  qint64 begin, qint64 end)
+{
+    if (const std::optional<GpuEventKind> kind = kineto::gpuEventKind(catText)) {
+        const kineto::DeviceStream where = (fields.have & (1u << kArgsKey))
+                                               ? kineto::readDeviceStream(trimJson(fields.token[kArgsKey]))
+                                               : kineto::DeviceStream{};
+        if (where.device && where.stream)
+            m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
+        else
+            m_gpu.countUnplaced();
+        return;
+    }
+    const std::string_view pid = (fields.have & (1u << kPidKey)) ? trimJson(fields.token[kPidKey]) : std::string_view();
+    const bool cpuOp = catText == "cpu_op" || catText == "Operator";
+    if (startsWith(nameText, "ProfilerStep#")) {
+        if (catText == "user_annotation" || cpuOp) {  // the CPU lane, as for the step time above
+            m_gpu.addStep(nameText, begin, end, false);
+            m_gpu.markStepProcess(pid);
+        } else if (catText == "gpu_user_annotation") {
+            m_gpu.addStep(nameText, begin, end, true);
+        }
+        return;
+    }
+    if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
+        m_gpu.addStep(nameText, begin, end, true);
+        return;
+    }
+    // Host busy: CPU operators only (cat cpu_op; Kineto 2021: Operator), as the workbench's
+    // host-busy fraction counts them, and without the ops that block until the GPU catches up
+    // (synchronize, aten::item: the host waits, it does not work). user_annotation spans are not
+    // operators: ProfilerStep covers the whole step, and record_function / Optimizer.step spans
+    // cover regions whose real work is the operators nested in them (counted themselves), so
+    // counting them would call the host busy through its launch gaps.
+    if (cpuOp && !isWaitForGpu(nameText))
+        m_gpu.addCpuOp(pid, begin, end);
 }
 
 void TraceReader::endRound(bool lastRound)
@@ -2282,6 +2343,19 @@ void TraceReader::run()
 
     finishReference(bom, source.compressed());
     finishWorkbench();
+
+    // The GPU timeline: rank from distributedInfo, else from the file name.
+    std::optional<int> rank;
+    if (const Capture *info = lastCapture("distributedInfo"); info && !info->overflow)
+        rank = kineto::rankFromDistributedInfo(info->text);
+    if (!rank)
+        rank = kineto::rankFromFileName(QFileInfo(m_name).fileName());
+    if (m_gpu.unplacedEvents() > 0)
+        diag(Severity::Warning, 0,
+             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream are left out of the GPU "
+                            "timeline")
+                 .arg(m_gpu.unplacedEvents()));
+    m_out.timeline.files.push_back(m_gpu.finish(QStringLiteral("torch_profile"), m_name, rank));
 }
 
 namespace {
@@ -2727,6 +2801,28 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, 
     return readFile(path, displayName, ReferenceMode::AsJson, progress, chunkBytes, rangeBytes);
 }
 
+namespace {
+
+/// The GPU timelines of the run folder's other chrome traces (one per rank), after the primary's.
+void addOtherTimelines(const QString &runDir, const QString &primary,
+                       const std::vector<kineto::FoundTrace> &found, TorchTrace &out)
+{
+    if (out.cancelled)
+        return;
+    const QDir dir(runDir);
+    for (const kineto::FoundTrace &trace : found) {
+        if (trace.relativePath == primary)
+            continue;
+        TorchTrace other = readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, {});
+        for (Diagnostic &d : other.diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        for (GpuTimelineFile &file : other.timeline.files)
+            out.timeline.files.push_back(std::move(file));
+    }
+}
+
+} // namespace
+
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress)
 {
     const QDir dir(runDir);
@@ -2735,9 +2831,12 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     Diagnostics notes;
     TorchReading referenceFailure;
     const bool referenceExists = referenceInfo.exists();
+    // Every chrome trace of the folder, by content (a rank each in multi-GPU jobs).
+    const std::vector<kineto::FoundTrace> found = kineto::findChromeTraces(runDir);
     if (referenceExists && referenceInfo.isFile() && referenceInfo.isReadable()) {
         TorchTrace out = readFile(referencePath, kTorchFile, ReferenceMode::CrashesOnGzip, progress);
         out.referenceFileFound = true;
+        addOtherTimelines(runDir, kTorchFile, found, out);
         return out;
     }
     if (referenceExists) {
@@ -2774,6 +2873,10 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
                                      .arg(candidates.size())
                                      .arg(chosen, others.join(QStringLiteral(", ")))});
             }
+        } else if (!found.empty()) {
+            // Traces named otherwise (`sampled_rank-0.json.gz`, `rank-3.json.gz`, in a sub-folder…),
+            // recognised by their content: the lowest rank's is read (found is in rank order).
+            chosen = found.front().relativePath;
         }
     }
     if (referenceExists) {
@@ -2794,6 +2897,7 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     out.reference = referenceFailure;
     out.referenceFileFound = referenceExists;
     out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
+    addOtherTimelines(runDir, chosen, found, out);
     return out;
 }
 
