@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <optional>
 
 using namespace goblin;
@@ -417,6 +418,20 @@ void TestKinetoTimeline::rankFolderGivesOneFilePerRank()
     const TorchTrace alone = parseTorchTraceFile(fixture(QStringLiteral("hta_trace_filter_sampled_rank-1.json.gz")),
                                                  QStringLiteral("node1/sampled_rank-1.json.gz"));
     QCOMPARE(digest(t.timeline.files[1]), digest(alone.timeline.files[0]));
+
+    // Progress goes on past the primary file's bytes while the other ranks are read; a cancel
+    // there stops the reading.
+    const qint64 primaryBytes = QFileInfo(dir.filePath(QStringLiteral("sampled_rank-0.json.gz"))).size();
+    qint64 most = 0;
+    const TorchTrace all = parseTorchTrace(dir.path(), [&](qint64 done) {
+        most = std::max(most, done);
+        return true;
+    });
+    QVERIFY(!all.cancelled);
+    QCOMPARE(most, primaryBytes + QFileInfo(dir.filePath(QStringLiteral("node1/sampled_rank-1.json.gz"))).size());
+    const TorchTrace cancelled = parseTorchTrace(dir.path(), [&](qint64 done) { return done <= primaryBytes; });
+    QVERIFY(cancelled.cancelled);
+    QCOMPARE(cancelled.timeline.files.size(), size_t(1));
 }
 
 void TestKinetoTimeline::primaryFileStaysFirst()

@@ -2804,18 +2804,30 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, 
 namespace {
 
 /// The GPU timelines of the run folder's other chrome traces (one per rank), after the primary's.
+/// Progress goes on counting from the primary's bytes; a cancel stops here too.
 void addOtherTimelines(const QString &runDir, const QString &primary,
-                       const std::vector<kineto::FoundTrace> &found, TorchTrace &out)
+                       const std::vector<kineto::FoundTrace> &found, const ProgressCallback &progress,
+                       TorchTrace &out)
 {
     if (out.cancelled)
         return;
     const QDir dir(runDir);
+    qint64 before = out.file.sizeBytes;
     for (const kineto::FoundTrace &trace : found) {
         if (trace.relativePath == primary)
             continue;
-        TorchTrace other = readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, {});
+        ProgressCallback onward;
+        if (progress)
+            onward = [&progress, before](qint64 done) { return progress(before + done); };
+        TorchTrace other =
+            readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, onward);
+        before += other.file.sizeBytes;
         for (Diagnostic &d : other.diagnostics)
             out.diagnostics.push_back(std::move(d));
+        if (other.cancelled) {
+            out.cancelled = true;
+            return;
+        }
         for (GpuTimelineFile &file : other.timeline.files)
             out.timeline.files.push_back(std::move(file));
     }
@@ -2836,7 +2848,7 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     if (referenceExists && referenceInfo.isFile() && referenceInfo.isReadable()) {
         TorchTrace out = readFile(referencePath, kTorchFile, ReferenceMode::CrashesOnGzip, progress);
         out.referenceFileFound = true;
-        addOtherTimelines(runDir, kTorchFile, found, out);
+        addOtherTimelines(runDir, kTorchFile, found, progress, out);
         return out;
     }
     if (referenceExists) {
@@ -2897,7 +2909,7 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     out.reference = referenceFailure;
     out.referenceFileFound = referenceExists;
     out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
-    addOtherTimelines(runDir, chosen, found, out);
+    addOtherTimelines(runDir, chosen, found, progress, out);
     return out;
 }
 

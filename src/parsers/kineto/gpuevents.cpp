@@ -342,8 +342,7 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
     later = GpuEventCollector{};
 }
 
-GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &file, std::optional<int> rank,
-                                          QString *hostChoice)
+GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &file, std::optional<int> rank)
 {
     GpuTimelineFile out;
     out.source = source;
@@ -376,21 +375,6 @@ GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &
             out.hostBusy.push_back({i.begin, i.end});
         if (const auto n = integerToken(main->pid))
             pid = *n;
-        if (hostChoice) {
-            size_t withOps = 0;
-            for (const Process &p : m_processes)
-                withOps += p.opCount > 0 ? 1 : 0;
-            *hostChoice = withOps <= 1 ? QString()
-                          : main->hasCpuStep
-                              ? QStringLiteral("host busy: the CPU operators of pid %1 (the process with the "
-                                               "ProfilerStep marks) of %2 processes")
-                                    .arg(QString::fromStdString(main->pid))
-                                    .arg(withOps)
-                              : QStringLiteral("host busy: the CPU operators of pid %1 (the most operator time) of "
-                                               "%2 processes")
-                                    .arg(QString::fromStdString(main->pid))
-                                    .arg(withOps);
-        }
     }
 
     std::sort(m_devices.begin(), m_devices.end(), [](const Device &a, const Device &b) { return a.device < b.device; });

@@ -53,9 +53,9 @@ public:
     qint64 unplacedEvents() const { return m_unplaced; }
     qint64 deviceEvents() const;
 
-    /// The file's timeline. `hostChoice` (optional) says which process hostBusy is of and why.
-    GpuTimelineFile finish(const QString &source, const QString &file, std::optional<int> rank,
-                           QString *hostChoice = nullptr);
+    /// The file's timeline (the collector is empty afterwards). hostBusy is of one process: the
+    /// one with the CPU-lane ProfilerStep marks, else the one with the most operator time.
+    GpuTimelineFile finish(const QString &source, const QString &file, std::optional<int> rank);
 
 private:
     struct Interval {
