@@ -789,8 +789,10 @@ struct EventFields {
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
+/// 64 bytes: one is written per event, and its cache misses showed in profiles.
 struct EventTokens {
-    qint64 begin[kEventKeyCount];  ///< set where `have` says so
+    EventTokens() {}  // user-provided: emplace_back() then does not zero the arrays (a `rep stos` per event)
+    quint32 begin[kEventKeyCount];  ///< from the event's first byte (events are at most kMaxEventBytes); set where `have` says so
     quint32 length[kEventKeyCount];
     quint8 have = 0;
 };
@@ -1051,6 +1053,8 @@ private:
     qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
     kineto::GpuEventCollector m_gpu;  // the GPU timeline (src/parsers/kineto/gpuevents.h)
+    // The event being applied; a member so that its 7 tokens are not zeroed for every event.
+    EventFields m_fields;
 
     // Byte ranges.
     std::unique_ptr<RangeJobs> m_ranges;  // while the main reader has not reached range 1
@@ -1577,7 +1581,7 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
             tokens.have = members->have;
             for (unsigned have = members->have; have; have &= have - 1) {
                 const int k = __builtin_ctz(have);
-                tokens.begin[k] = members->begin[k];
+                tokens.begin[k] = quint32(members->begin[k] - m_current.begin);
                 tokens.length[k] = quint32(members->end[k] - members->begin[k]);
             }
         }
@@ -1738,14 +1742,15 @@ void TraceReader::processBatch(Batch &batch)
     while (i < events.size()) {
         if (events[i].preparsed) {
             const EventTokens &tokens = batch.fields[f++];
-            EventFields fields;
+            EventFields &fields = m_fields;  // reused: tokens are read only where `have` says so
             fields.have = tokens.have;
             for (int k = 0; k < kEventKeyCount; ++k)
                 if (tokens.have & (1u << k))
-                    fields.token[k] = std::string_view(batch.at(tokens.begin[k]), tokens.length[k]);
-            if ((tokens.have & (1u << kArgsKey)) && fields.token[kArgsKey] == "{")  // the object, to the event's end
-                fields.token[kArgsKey] = std::string_view(batch.at(tokens.begin[kArgsKey]),
-                                                          size_t(events[i].end - tokens.begin[kArgsKey]));
+                    fields.token[k] = std::string_view(batch.at(events[i].begin + tokens.begin[k]), tokens.length[k]);
+            if ((tokens.have & (1u << kArgsKey)) && fields.token[kArgsKey].size() == 1 &&
+                fields.token[kArgsKey][0] == '{')  // the object, to the event's end
+                fields.token[kArgsKey] = std::string_view(batch.at(events[i].begin + tokens.begin[kArgsKey]),
+                                                          size_t(events[i].end - events[i].begin - tokens.begin[kArgsKey]));
             applyEvent(fields, events[i]);
             ++i;
             continue;
@@ -1959,6 +1964,12 @@ inline bool rawKeyIs(const char *raw, const char (&key)[N])
     return std::memcmp(raw, key, N - 1) == 0 && raw[N - 1] == '"';
 }
 
+/// The event's "pid" token as written (the process key of the GPU timeline's host busy).
+std::string_view eventPid(const EventFields &fields)
+{
+    return (fields.have & (1u << kPidKey)) ? trimJson(fields.token[kPidKey]) : std::string_view();
+}
+
 bool isWaitForGpu(std::string_view name)
 {
     // These ops block the host until the GPU catches up: the host is idle, not busy.
@@ -2011,7 +2022,8 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
 
 void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd)
 {
-    EventFields fields;
+    EventFields &fields = m_fields;
+    fields.have = 0;
     if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;
@@ -2122,16 +2134,21 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
         if (catText == "user_annotation" || cpuOp) {
             m_steps.push_back({begin, end});  // kept apart: their count is the step count
             m_stepDurationSumNs += *durNs;
+            m_gpu.addStep(nameText, begin, end, false);
+            m_gpu.markStepProcess(eventPid(fields));  // the training process
         } else if (catText == "gpu_user_annotation") {
             ++m_gpuLaneSteps;
+            m_gpu.addStep(nameText, begin, end, true);
         }
         return;
     }
     if (cpuOp) {
-        if (isWaitForGpu(nameText))
+        if (isWaitForGpu(nameText)) {
             addInterval(m_wait, begin, end);
-        else
+        } else {
             addInterval(m_busy, begin, end);
+            m_gpu.addCpuOp(eventPid(fields), begin, end);  // the GPU timeline's host busy, per process
+        }
         ++m_cpuOps;
     } else if (catText == "cuda_runtime" || catText == "Runtime") {
         m_runtimeStarts.push_back(begin);  // to check that the CPU operators cover the launches
@@ -2151,31 +2168,16 @@ void TraceReader::collectTimeline(const EventFields &fields, std::string_view ca
             m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
         else
             m_gpu.countUnplaced();
-        return;
-    }
-    const std::string_view pid = (fields.have & (1u << kPidKey)) ? trimJson(fields.token[kPidKey]) : std::string_view();
-    const bool cpuOp = catText == "cpu_op" || catText == "Operator";
-    if (startsWith(nameText, "ProfilerStep#")) {
-        if (catText == "user_annotation" || cpuOp) {  // the CPU lane, as for the step time above
-            m_gpu.addStep(nameText, begin, end, false);
-            m_gpu.markStepProcess(pid);
-        } else if (catText == "gpu_user_annotation") {
-            m_gpu.addStep(nameText, begin, end, true);
-        }
-        return;
-    }
-    if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
+    } else if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
         m_gpu.addStep(nameText, begin, end, true);
-        return;
     }
-    // Host busy: CPU operators only (cat cpu_op; Kineto 2021: Operator), as the workbench's
-    // host-busy fraction counts them, and without the ops that block until the GPU catches up
-    // (synchronize, aten::item: the host waits, it does not work). user_annotation spans are not
-    // operators: ProfilerStep covers the whole step, and record_function / Optimizer.step spans
-    // cover regions whose real work is the operators nested in them (counted themselves), so
-    // counting them would call the host busy through its launch gaps.
-    if (cpuOp && !isWaitForGpu(nameText))
-        m_gpu.addCpuOp(pid, begin, end);
+    // ProfilerStep windows and the host's operators are collected in applyEvent(), where the
+    // workbench reading sorts them. Host busy counts CPU operators only (cat cpu_op; Kineto 2021:
+    // Operator), as the workbench's host-busy fraction does, without the ops that block until the
+    // GPU catches up (synchronize, aten::item: the host waits, it does not work). user_annotation
+    // spans are not operators: ProfilerStep covers the whole step, and record_function /
+    // Optimizer.step spans cover regions whose real work is the operators nested in them (counted
+    // themselves), so counting them would call the host busy through its launch gaps.
 }
 
 void TraceReader::endRound(bool lastRound)

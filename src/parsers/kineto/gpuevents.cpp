@@ -10,6 +10,12 @@ namespace goblin::kineto {
 
 std::optional<GpuEventKind> gpuEventKind(std::string_view category)
 {
+    // Called for every event: most categories (cpu_op, cuda_runtime…) fail on the first byte.
+    if (category.empty())
+        return std::nullopt;
+    const char first = category[0];
+    if (first != 'k' && first != 'K' && first != 'M' && first != 'g')
+        return std::nullopt;
     switch (category.size()) {
     case 6:
         if (category == "kernel" || category == "Kernel")
@@ -93,14 +99,20 @@ DeviceStream readDeviceStream(std::string_view args)
             p = skipString(body, end, &escaped);
             const std::string_view text(body, size_t(std::max<std::ptrdiff_t>(0, p - 1 - body)));
             if (depth == 1 && expectKey) {
-                const std::string key = escaped ? JsonScanner::unescape(text) : std::string(text);
-                want = key == "device" ? 0 : key == "stream" ? 1 : -1;
+                if (escaped) {
+                    const std::string key = JsonScanner::unescape(text);
+                    want = key == "device" ? 0 : key == "stream" ? 1 : -1;
+                } else {
+                    want = text == "device" ? 0 : text == "stream" ? 1 : -1;
+                }
                 expectKey = false;
             } else if (depth == 1 && want >= 0) {
                 // Some writers quote the number ("device": "0").
                 const std::string value = escaped ? JsonScanner::unescape(text) : std::string(text);
                 (want == 0 ? out.device : out.stream) = integerToken(value);
                 want = -1;
+                if (out.device && out.stream)
+                    break;  // see the header: the first occurrences count
             }
             continue;
         }
@@ -120,8 +132,11 @@ DeviceStream readDeviceStream(std::string_view args)
         const char *start = p;
         while (p < end && !isSpace(*p) && *p != ',' && *p != '}' && *p != ']')
             ++p;
-        if (depth == 1 && want >= 0)
+        if (depth == 1 && want >= 0) {
             (want == 0 ? out.device : out.stream) = integerToken(std::string_view(start, size_t(p - start)));
+            if (out.device && out.stream)
+                break;
+        }
         want = -1;
     }
     return out;
@@ -210,12 +225,23 @@ GpuEventCollector::Device &GpuEventCollector::device(qint64 number)
     return d;
 }
 
+/// a == b, inline: pids are a few bytes, shorter than a memcmp call (once per CPU operator).
+inline bool samePid(const std::string &a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < b.size(); ++i)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 GpuEventCollector::Process &GpuEventCollector::process(std::string_view pid)
 {
-    if (m_lastProcess < m_processes.size() && m_processes[m_lastProcess].pid == pid)
+    if (m_lastProcess < m_processes.size() && samePid(m_processes[m_lastProcess].pid, pid))
         return m_processes[m_lastProcess];
     for (size_t i = 0; i < m_processes.size(); ++i)
-        if (m_processes[i].pid == pid) {
+        if (samePid(m_processes[i].pid, pid)) {
             m_lastProcess = i;
             return m_processes[i];
         }
@@ -267,9 +293,9 @@ void GpuEventCollector::addCpuOp(std::string_view pid, qint64 beginNs, qint64 en
     // Operators arrive mostly in start order with their children nested inside: fold those into
     // the last interval (as the workbench's host-busy union does), merge the rest at the end.
     if (!p.ops.empty()) {
-        Interval &last = p.ops.back();
-        if (beginNs >= last.begin && beginNs <= last.end) {
-            last.end = std::max(last.end, endNs);
+        TimeInterval &last = p.ops.back();
+        if (beginNs >= last.startNs && beginNs <= last.endNs) {
+            last.endNs = std::max(last.endNs, endNs);
             return;
         }
     }
@@ -281,15 +307,15 @@ void GpuEventCollector::markStepProcess(std::string_view pid)
     process(pid).hasCpuStep = true;
 }
 
-void GpuEventCollector::mergeIntervals(std::vector<Interval> &v)
+void GpuEventCollector::mergeIntervals(std::vector<TimeInterval> &v)
 {
-    std::sort(v.begin(), v.end(), [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
+    std::sort(v.begin(), v.end(), [](const TimeInterval &a, const TimeInterval &b) { return a.startNs < b.startNs; });
     size_t out = 0;
-    for (const Interval &i : v) {
-        if (i.end <= i.begin)
+    for (const TimeInterval &i : v) {
+        if (i.endNs <= i.startNs)
             continue;
-        if (out > 0 && i.begin <= v[out - 1].end)
-            v[out - 1].end = std::max(v[out - 1].end, i.end);
+        if (out > 0 && i.startNs <= v[out - 1].endNs)
+            v[out - 1].endNs = std::max(v[out - 1].endNs, i.endNs);
         else
             v[out++] = i;
     }
@@ -320,7 +346,9 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
         std::vector<std::uint16_t> streamMap(from.streams.size());
         for (size_t i = 0; i < from.streams.size(); ++i)
             streamMap[i] = streamIndex(to, from.streams[i]);
-        to.events.reserve(to.events.size() + from.events.size());
+        const size_t needed = to.events.size() + from.events.size();
+        if (to.events.capacity() < needed)  // geometric: an exact reserve would copy all events per range
+            to.events.reserve(std::max(needed, 2 * to.events.capacity()));
         for (const GpuEvent &e : from.events) {
             const std::uint16_t s = streamMap[e.stream];
             if (s == kNoStream) {
@@ -353,14 +381,14 @@ GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &
     // ProfilerStep marks (torch.profiler's schedule runs in it); without marks, the process with
     // the most operator time (dataloader workers and other tools' processes do little).
     compact();
-    const Process *main = nullptr;
+    Process *main = nullptr;
     qint64 mainTime = -1;
-    for (const Process &p : m_processes) {
+    for (Process &p : m_processes) {
         if (p.opCount == 0)
             continue;
         qint64 time = 0;
-        for (const Interval &i : p.ops)
-            time += i.end - i.begin;
+        for (const TimeInterval &i : p.ops)
+            time += i.endNs - i.startNs;
         const bool better = !main || (p.hasCpuStep && !main->hasCpuStep) ||
                             (p.hasCpuStep == main->hasCpuStep && time > mainTime);
         if (better) {
@@ -370,9 +398,7 @@ GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &
     }
     qint64 pid = -1;
     if (main) {
-        out.hostBusy.reserve(main->ops.size());
-        for (const Interval &i : main->ops)
-            out.hostBusy.push_back({i.begin, i.end});
+        out.hostBusy = std::move(main->ops);
         if (const auto n = integerToken(main->pid))
             pid = *n;
     }

@@ -22,7 +22,9 @@ std::optional<GpuEventKind> gpuEventKind(std::string_view category);
 
 /// args.device and args.stream of an event, read from the bytes of its (already validated) "args"
 /// object: `args` starts at its '{' and may run on past its '}' (to the end of the event).
-/// Integers, or strings holding one; anything else leaves the member unset.
+/// Integers, or strings holding one; anything else leaves the member unset. The walk stops once
+/// both are read: a repeated "device" or "stream" after them is not seen (Kineto writes each
+/// once; Python's dict would keep the last).
 struct DeviceStream {
     std::optional<qint64> device;
     std::optional<qint64> stream;
@@ -58,10 +60,6 @@ public:
     GpuTimelineFile finish(const QString &source, const QString &file, std::optional<int> rank);
 
 private:
-    struct Interval {
-        qint64 begin;
-        qint64 end;
-    };
     struct Device {
         qint64 device = 0;
         std::vector<qint64> streams;
@@ -70,20 +68,26 @@ private:
     };
     struct Process {
         std::string pid;
-        std::vector<Interval> ops;
+        std::vector<TimeInterval> ops;  ///< becomes GpuTimelineFile::hostBusy (merged)
         qint64 opCount = 0;
         bool hasCpuStep = false;
     };
     struct NameHash {
         using is_transparent = void;
-        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+        /// Kernel names run to hundreds of bytes and share long prefixes (Cijk_Ailk_Bljk_…): the
+        /// length and the last 48 bytes tell them apart well enough, at a fraction of the cost.
+        size_t operator()(std::string_view s) const
+        {
+            const size_t tail = s.size() > 48 ? 48 : s.size();
+            return std::hash<std::string_view>{}(s.substr(s.size() - tail)) ^ (s.size() * 0x9E3779B97F4A7C15ull);
+        }
     };
 
     std::uint32_t intern(std::string_view name);
     Device &device(qint64 number);
     Process &process(std::string_view pid);
     static std::uint16_t streamIndex(Device &d, qint64 stream);
-    static void mergeIntervals(std::vector<Interval> &v);
+    static void mergeIntervals(std::vector<TimeInterval> &v);
 
     std::vector<std::string> m_names;
     std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> m_nameIds;
