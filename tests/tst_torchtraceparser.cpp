@@ -941,6 +941,9 @@ void TestTorchTraceParser::rangesDoNotChangeTheReading_data()
     QTest::newRow("unusable ts late") << rangeTestDocument(3000, at(2500, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", "
                                                                            "\"name\": \"a\",\n \"ts\": \"soon\", \"dur\": 1}"))
                                       << true;
+    QTest::newRow("GPU event without a device late")
+        << rangeTestDocument(3000, at(2650, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\",\n \"ts\": 5, \"dur\": 1}"))
+        << true;
     QTest::newRow("bad UTF-8 late") << rangeTestDocument(3000, at(2600, "  {\"ph\": \"X\", \"name\": \"\xff\xfe\"}")) << true;
     QTest::newRow("NaN late") << rangeTestDocument(3000, at(2700, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n\", "
                                                                "\"ts\": NaN, \"dur\": 1}"))

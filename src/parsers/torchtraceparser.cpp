@@ -966,8 +966,8 @@ private:
                               EventFields &fields);
     void applyEvent(const EventFields &fields, const EventSpan &span);
     // The GPU timeline's share of a complete event with a string name and category.
-    void collectTimeline(const EventFields &fields, std::string_view catText, std::string_view nameText,
-                         qint64 begin, qint64 end);
+    void collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
+                         std::string_view nameText, qint64 begin, qint64 end);
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
     void endRound(bool lastRound);
@@ -1441,7 +1441,7 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
     m_gpu.compact();
     end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
-                 source.problem().isEmpty();
+                 source.problem().isEmpty() && m_gpu.unplacedEvents() == 0;  // (its lines count from the range)
     releaseBuffers();
     m_pending.clear();
     m_fastFields.clear();
@@ -2126,7 +2126,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     m_spanEndNs = std::max(m_spanEndNs, end);
     if (!cat.isString() || !name.isString())
         return;
-    collectTimeline(fields, catText, nameText, begin, end);
+    collectTimeline(fields, span, catText, nameText, begin, end);
     const bool cpuOp = catText == "cpu_op" || catText == "Operator";
     if (startsWith(nameText, "ProfilerStep#")) {
         // The CPU lane's step; the GPU lane repeats the name as gpu_user_annotation with the
@@ -2157,8 +2157,8 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     }
 }
 
-void TraceReader::collectTimeline(const EventFields &fields, std::string_view catText, std::string_view nameText,
-                                  qint64 begin, qint64 end)
+void TraceReader::collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
+                                  std::string_view nameText, qint64 begin, qint64 end)
 {
     if (const std::optional<GpuEventKind> kind = kineto::gpuEventKind(catText)) {
         const kineto::DeviceStream where = (fields.have & (1u << kArgsKey))
@@ -2167,7 +2167,7 @@ void TraceReader::collectTimeline(const EventFields &fields, std::string_view ca
         if (where.device && where.stream)
             m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
         else
-            m_gpu.countUnplaced();
+            m_gpu.countUnplaced(span.line);
     } else if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
         m_gpu.addStep(nameText, begin, end, true);
     }
@@ -2353,10 +2353,11 @@ void TraceReader::run()
     if (!rank)
         rank = kineto::rankFromFileName(QFileInfo(m_name).fileName());
     if (m_gpu.unplacedEvents() > 0)
-        diag(Severity::Warning, 0,
-             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream are left out of the GPU "
-                            "timeline")
-                 .arg(m_gpu.unplacedEvents()));
+        diag(Severity::Warning, m_gpu.firstUnplacedLine(),
+             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream (the first at line %2) are "
+                            "left out of the GPU timeline")
+                 .arg(m_gpu.unplacedEvents())
+                 .arg(m_gpu.firstUnplacedLine()));
     m_out.timeline.files.push_back(m_gpu.finish(QStringLiteral("torch_profile"), m_name, rank));
 }
 

@@ -275,7 +275,7 @@ void GpuEventCollector::addDeviceEvent(GpuEventKind kind, std::string_view name,
     Device &d = device(deviceNumber);
     const std::uint16_t s = streamIndex(d, stream);
     if (s == kNoStream) {
-        ++m_unplaced;
+        countUnplaced(0);
         return;
     }
     d.events.push_back({beginNs, endNs, intern(name), s, kind});
@@ -352,7 +352,7 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
         for (const GpuEvent &e : from.events) {
             const std::uint16_t s = streamMap[e.stream];
             if (s == kNoStream) {
-                ++m_unplaced;
+                countUnplaced(0);
                 continue;
             }
             to.events.push_back({e.startNs, e.endNs, nameMap[e.nameId], s, e.kind});
@@ -366,6 +366,8 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
     }
     m_steps.insert(m_steps.end(), std::make_move_iterator(later.m_steps.begin()),
                    std::make_move_iterator(later.m_steps.end()));
+    if (m_unplaced == 0)
+        m_firstUnplacedLine = later.m_firstUnplacedLine;  // (a byte range with any is read again by the main reader)
     m_unplaced += later.m_unplaced;
     later = GpuEventCollector{};
 }

@@ -44,8 +44,12 @@ public:
     void addCpuOp(std::string_view pid, qint64 beginNs, qint64 endNs);
     /// Process `pid` holds a CPU-lane ProfilerStep: it is the training process.
     void markStepProcess(std::string_view pid);
-    /// A device event left out: no usable args.device / args.stream.
-    void countUnplaced() { ++m_unplaced; }
+    /// A device event left out (no usable args.device / args.stream) at `line` of the document.
+    void countUnplaced(qint64 line)
+    {
+        if (m_unplaced++ == 0)
+            m_firstUnplacedLine = line;
+    }
 
     /// Appends what a reader of the bytes after this one's collected (document order).
     void absorb(GpuEventCollector &&later);
@@ -53,6 +57,7 @@ public:
     void compact();
 
     qint64 unplacedEvents() const { return m_unplaced; }
+    qint64 firstUnplacedLine() const { return m_firstUnplacedLine; }
     qint64 deviceEvents() const;
 
     /// The file's timeline (the collector is empty afterwards). hostBusy is of one process: the
@@ -97,6 +102,7 @@ private:
     size_t m_lastProcess = 0;
     std::vector<StepWindow> m_steps;
     qint64 m_unplaced = 0;
+    qint64 m_firstUnplacedLine = 0;
 };
 
 } // namespace goblin::kineto
