@@ -178,7 +178,9 @@ QByteArray rangeTestDocument(int count, const std::function<QByteArray(int, cons
             break;
         case 3:
             e = "  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"Cijk_Ailk_Bljk \\u00e9 \xc3\xa9\", \"pid\": 0, "
-                "\"tid\": 7,\n    \"ts\": " + ts + ", \"dur\": 55.125,\n    \"args\": {\"External id\": " + QByteArray::number(i) + "}\n  }";
+                "\"tid\": 7,\n    \"ts\": " + ts + ", \"dur\": 55.125,\n    \"args\": {\"External id\": " + QByteArray::number(i) +
+                ", \"grid\": [{\"device\": 9}], \"device\": " + QByteArray::number(2 + i % 2) + ", \"stream\": " +
+                QByteArray::number(i % 5) + "}\n  }";
             break;
         case 4:
             e = "  {\"ph\": \"s\", \"id\": " + QByteArray::number(i) + ", \"pid\": 1, \"tid\": 1, \"ts\": " + ts +
@@ -199,6 +201,33 @@ QByteArray rangeTestDocument(int count, const std::function<QByteArray(int, cons
         out += i + 1 < count ? ",\n" : "\n";
     }
     out += "  ],\n  \"traceName\": \"x\",\n  \"metadata\": {\"mfu_pct\": 41.5}\n}\n";
+    return out;
+}
+
+/// Every fact of the GPU timeline as text (names resolved), to compare two readings.
+QString timelineDigest(const GpuTimeline &timeline)
+{
+    QString out;
+    for (const GpuTimelineFile &f : timeline.files) {
+        out += QStringLiteral("%1 %2 rank %3\n").arg(f.source, f.file).arg(f.rank ? *f.rank : -1);
+        for (const GpuDeviceTimeline &d : f.devices) {
+            out += QStringLiteral("device %1 pid %2 streams").arg(d.device).arg(d.pid);
+            for (qint64 s : d.streams)
+                out += QStringLiteral(" %1").arg(s);
+            out += QLatin1Char('\n');
+            for (const GpuEvent &e : d.events)
+                out += QStringLiteral("%1 %2 %3 %4 %5\n")
+                           .arg(e.startNs)
+                           .arg(e.endNs)
+                           .arg(int(e.kind))
+                           .arg(d.streams.at(e.stream))
+                           .arg(QString::fromStdString(f.names.at(e.nameId)));
+        }
+        for (const StepWindow &s : f.steps)
+            out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
+        for (const TimeInterval &i : f.hostBusy)
+            out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
+    }
     return out;
 }
 
@@ -850,6 +879,7 @@ void TestTorchTraceParser::chunkSizeDoesNotChangeTheReading()
         }
         QCOMPARE(t.eventCount, base.eventCount);
         QCOMPARE(t.file.rowsSkipped, base.file.rowsSkipped);
+        QCOMPARE(timelineDigest(t.timeline), timelineDigest(base.timeline));  // the pipeline too (small chunks)
         if (QString::fromLatin1(QTest::currentDataTag()).startsWith(QLatin1String("two threads"))) {
             QStringList got = allDiagnostics(t).split(QLatin1Char('\n'));
             QStringList want = allDiagnostics(base).split(QLatin1Char('\n'));
@@ -900,7 +930,9 @@ void TestTorchTraceParser::rangesDoNotChangeTheReading_data()
     for (const char *name : {"gen_none.json", "gen_kineto.json.gz", "gen_kineto_object.json.gz", "gen_int_compact.json.gz",
                              "hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz", "hta_trace_filter_sampled_rank-0.json.gz",
                              "kineto_2021_resnet50_first_step.json.gz",
-                             "tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz"})
+                             "tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz",
+                             "hta_ns_resolution_rank-0_subset.json.gz", "kineto_2021_resnet50_gpu_events.json.gz",
+                             "hta_trace_filter_sampled_rank-1.json.gz"})
         QTest::newRow(name) << fixtureBytes(QString::fromLatin1(name)) << false;
     QTest::newRow("clean") << rangeTestDocument(3000) << true;
     const auto at = [](int where, const char *replacement) {
@@ -909,6 +941,9 @@ void TestTorchTraceParser::rangesDoNotChangeTheReading_data()
     QTest::newRow("unusable ts late") << rangeTestDocument(3000, at(2500, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", "
                                                                            "\"name\": \"a\",\n \"ts\": \"soon\", \"dur\": 1}"))
                                       << true;
+    QTest::newRow("GPU event without a device late")
+        << rangeTestDocument(3000, at(2650, "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\",\n \"ts\": 5, \"dur\": 1}"))
+        << true;
     QTest::newRow("bad UTF-8 late") << rangeTestDocument(3000, at(2600, "  {\"ph\": \"X\", \"name\": \"\xff\xfe\"}")) << true;
     QTest::newRow("NaN late") << rangeTestDocument(3000, at(2700, "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n\", "
                                                                "\"ts\": NaN, \"dur\": 1}"))
@@ -969,6 +1004,8 @@ void TestTorchTraceParser::rangesDoNotChangeTheReading()
         QVERIFY2(t.eventCount == base.eventCount, qPrintable(where));
         QCOMPARE(t.file.rowsRead, base.file.rowsRead);
         QCOMPARE(t.file.rowsSkipped, base.file.rowsSkipped);
+        // Every plan (one pass, ranges, pipeline) yields the same GPU timeline, event for event.
+        QVERIFY2(timelineDigest(t.timeline) == timelineDigest(base.timeline), qPrintable(where));
         QVERIFY(!t.cancelled);
         // The same diagnostics with the same lines; rounds of another size may order a round's
         // structural warnings before its events' (as in chunkSizeDoesNotChangeTheReading).
@@ -980,6 +1017,8 @@ void TestTorchTraceParser::rangesDoNotChangeTheReading()
     }
     if (rangesCount)
         QVERIFY2(mostRanges > 0, "no range was read in parallel");
+    if (document.contains("\"kernel\"") || document.contains("\"Kernel\""))  // the comparison above was not vacuous
+        QVERIFY(!base.timeline.files.empty() && !base.timeline.files.front().devices.empty());
 }
 
 void TestTorchTraceParser::rangesCanBeCancelled()

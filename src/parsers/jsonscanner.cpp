@@ -332,9 +332,9 @@ afterKey:
             if (k >= 0) {
                 if (sameShortKey(raw, m_captureKeys[k]))
                     pendingField = k;
-            } else if (k == -2) {
+            } else if (k == -2) {  // several keys start with this byte ("ph", "pid")
                 for (int kk = 0; kk < m_captureKeyCount; ++kk)
-                    if (raw == m_captureKeys[kk]) {
+                    if (sameShortKey(raw, m_captureKeys[kk])) {
                         pendingField = kk;
                         break;
                     }

@@ -3,6 +3,8 @@
 #include "bytebuffer.h"
 #include "io/regularfile.h"
 #include "jsonscanner.h"
+#include "kineto/gpuevents.h"
+#include "kineto/tracediscovery.h"
 #include "pynumber.h"
 
 #include <QDateTime>
@@ -707,7 +709,8 @@ struct Capture {
 bool isCapturedKey(std::string_view key)
 {
     return key == "metadata" || key == "tokens_per_sec" || key == "mfu_pct" || key == "step_time_seconds" ||
-           key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version";
+           key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version" ||
+           key == "distributedInfo";  // the rank, for the GPU timeline
 }
 
 /// Members of one JSON object, last occurrence wins as in a Python dict.
@@ -778,8 +781,11 @@ struct Deferred {
 };
 
 /// The members an event is read for, in this order; later duplicates win, as in a Python dict.
-constexpr int kEventKeyCount = 5;
-constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur"};
+/// "args" and "pid" feed the GPU timeline only (args.device, args.stream; the host process).
+constexpr int kEventKeyCount = 7;
+constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur", "args", "pid"};
+constexpr int kArgsKey = 5;
+constexpr int kPidKey = 6;
 
 /// The raw tokens of those members (as simdjson's raw_json_token() shows them).
 struct EventFields {
@@ -788,8 +794,10 @@ struct EventFields {
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
+/// 64 bytes: one is written per event, and its cache misses showed in profiles.
 struct EventTokens {
-    qint64 begin[kEventKeyCount];  ///< set where `have` says so
+    EventTokens() {}  // user-provided: emplace_back() then does not zero the arrays (a `rep stos` per event)
+    quint32 begin[kEventKeyCount];  ///< from the event's first byte (events are at most kMaxEventBytes); set where `have` says so
     quint32 length[kEventKeyCount];
     quint8 have = 0;
 };
@@ -958,9 +966,13 @@ private:
     void processBatch(Batch &batch);
     void parseBatch(Batch &batch, size_t first, size_t last);
     void parseOneEvent(const Batch &batch, const EventSpan &span);
-    void handleEvent(simdjson::ondemand::object object, const EventSpan &span);
-    static bool collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields);
+    void handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd);
+    static bool collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
+                              EventFields &fields);
     void applyEvent(const EventFields &fields, const EventSpan &span);
+    // The GPU timeline's share of a complete event with a string name and category.
+    void collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
+                         std::string_view nameText, qint64 begin, qint64 end);
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
     void endRound(bool lastRound);
@@ -1045,6 +1057,9 @@ private:
     std::vector<std::vector<qint64>> m_rangeRuntimeStarts;  // those of the ranges, moved, not copied
     qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
+    kineto::GpuEventCollector m_gpu;  // the GPU timeline (src/parsers/kineto/gpuevents.h)
+    // The event being applied; a member so that its 7 tokens are not zeroed for every event.
+    EventFields m_fields;
 
     // Byte ranges.
     std::unique_ptr<RangeJobs> m_ranges;  // while the main reader has not reached range 1
@@ -1342,6 +1357,7 @@ void TraceReader::absorb(TraceReader &range)
     m_optimizerSteps += range.m_optimizerSteps;
     m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
     m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
+    m_gpu.absorb(std::move(range.m_gpu));
 }
 
 void TraceReader::releaseBuffers()
@@ -1427,9 +1443,10 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
     // fewer to hand over.
     mergeIntervals(m_busy);
     mergeIntervals(m_wait);
+    m_gpu.compact();
     end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
-                 source.problem().isEmpty();
+                 source.problem().isEmpty() && m_gpu.unplacedEvents() == 0;  // (its lines count from the range)
     releaseBuffers();
     m_pending.clear();
     m_fastFields.clear();
@@ -1569,7 +1586,7 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
             tokens.have = members->have;
             for (unsigned have = members->have; have; have &= have - 1) {
                 const int k = __builtin_ctz(have);
-                tokens.begin[k] = members->begin[k];
+                tokens.begin[k] = quint32(members->begin[k] - m_current.begin);
                 tokens.length[k] = quint32(members->end[k] - members->begin[k]);
             }
         }
@@ -1730,11 +1747,15 @@ void TraceReader::processBatch(Batch &batch)
     while (i < events.size()) {
         if (events[i].preparsed) {
             const EventTokens &tokens = batch.fields[f++];
-            EventFields fields;
+            EventFields &fields = m_fields;  // reused: tokens are read only where `have` says so
             fields.have = tokens.have;
             for (int k = 0; k < kEventKeyCount; ++k)
                 if (tokens.have & (1u << k))
-                    fields.token[k] = std::string_view(batch.at(tokens.begin[k]), tokens.length[k]);
+                    fields.token[k] = std::string_view(batch.at(events[i].begin + tokens.begin[k]), tokens.length[k]);
+            if ((tokens.have & (1u << kArgsKey)) && fields.token[kArgsKey].size() == 1 &&
+                fields.token[kArgsKey][0] == '{')  // the object, to the event's end
+                fields.token[kArgsKey] = std::string_view(batch.at(events[i].begin + tokens.begin[kArgsKey]),
+                                                          size_t(events[i].end - events[i].begin - tokens.begin[kArgsKey]));
             applyEvent(fields, events[i]);
             ++i;
             continue;
@@ -1888,7 +1909,7 @@ void TraceReader::parseBatch(Batch &batch, size_t first, size_t last)
                         ok = false;
                         break;
                     }
-                    handleEvent(object, span);
+                    handleEvent(object, span, batch.at(span.end));
                     if (m_batchError) {
                         ok = false;
                         break;
@@ -1928,7 +1949,7 @@ void TraceReader::parseOneEvent(const Batch &batch, const EventSpan &span)
     auto doc = m_parser.iterate(m_scratch.get(), length, m_scratchSize);
     simdjson::ondemand::object object;
     if (doc.get_object().get(object) == simdjson::SUCCESS) {
-        handleEvent(object, span);
+        handleEvent(object, span, m_scratch.get() + length);
         if (!m_batchError)
             return;
         m_batchError = false;
@@ -1948,6 +1969,12 @@ inline bool rawKeyIs(const char *raw, const char (&key)[N])
     return std::memcmp(raw, key, N - 1) == 0 && raw[N - 1] == '"';
 }
 
+/// The event's "pid" token as written (the process key of the GPU timeline's host busy).
+std::string_view eventPid(const EventFields &fields)
+{
+    return (fields.have & (1u << kPidKey)) ? trimJson(fields.token[kPidKey]) : std::string_view();
+}
+
 bool isWaitForGpu(std::string_view name)
 {
     // These ops block the host until the GPU catches up: the host is idle, not busy.
@@ -1956,17 +1983,19 @@ bool isWaitForGpu(std::string_view name)
 
 } // namespace
 
-bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, EventFields &fields)
+bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
+                                EventFields &fields)
 {
     for (auto fieldResult : object) {
         simdjson::ondemand::field field;
         if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
             return false;
-        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur
+        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid
         if (!escapes) {
             const char *raw = field.key().raw();
             switch (raw[0]) {
-            case 'p': which = rawKeyIs(raw, "ph") ? 0 : -1; break;
+            case 'p': which = rawKeyIs(raw, "ph") ? 0 : rawKeyIs(raw, "pid") ? kPidKey : -1; break;
+            case 'a': which = rawKeyIs(raw, "args") ? kArgsKey : -1; break;
             case 'c': which = rawKeyIs(raw, "cat") ? 1 : -1; break;
             case 'n': which = rawKeyIs(raw, "name") ? 2 : -1; break;
             case 't': which = rawKeyIs(raw, "ts") ? 3 : -1; break;
@@ -1980,22 +2009,27 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
             while (raw[length] != '"')
                 length += raw[length] == '\\' ? 2 : 1;
             const std::string key = JsonScanner::unescape(std::string_view(raw, length));
-            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4 : -1;
+            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4
+                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : -1;
         }
         if (which >= 0) {
             // Later duplicates win, as in a Python dict.
             fields.token[which] = field.value().raw_json_token();
             fields.have |= quint8(1u << which);
+            if (which == kArgsKey && !fields.token[which].empty() && fields.token[which][0] == '{')
+                fields.token[which] = std::string_view(fields.token[which].data(),
+                                                       size_t(eventEnd - fields.token[which].data()));
         }
         // The value is skipped by the next iteration.
     }
     return true;
 }
 
-void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span)
+void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd)
 {
-    EventFields fields;
-    if (!collectFields(object, span.escapes, fields)) {
+    EventFields &fields = m_fields;
+    fields.have = 0;
+    if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;
     }
@@ -2097,6 +2131,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     m_spanEndNs = std::max(m_spanEndNs, end);
     if (!cat.isString() || !name.isString())
         return;
+    collectTimeline(fields, span, catText, nameText, begin, end);
     const bool cpuOp = catText == "cpu_op" || catText == "Operator";
     if (startsWith(nameText, "ProfilerStep#")) {
         // The CPU lane's step; the GPU lane repeats the name as gpu_user_annotation with the
@@ -2104,22 +2139,50 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
         if (catText == "user_annotation" || cpuOp) {
             m_steps.push_back({begin, end});  // kept apart: their count is the step count
             m_stepDurationSumNs += *durNs;
+            m_gpu.addStep(nameText, begin, end, false);
+            m_gpu.markStepProcess(eventPid(fields));  // the training process
         } else if (catText == "gpu_user_annotation") {
             ++m_gpuLaneSteps;
+            m_gpu.addStep(nameText, begin, end, true);
         }
         return;
     }
     if (cpuOp) {
-        if (isWaitForGpu(nameText))
+        if (isWaitForGpu(nameText)) {
             addInterval(m_wait, begin, end);
-        else
+        } else {
             addInterval(m_busy, begin, end);
+            m_gpu.addCpuOp(eventPid(fields), begin, end);  // the GPU timeline's host busy, per process
+        }
         ++m_cpuOps;
     } else if (catText == "cuda_runtime" || catText == "Runtime") {
         m_runtimeStarts.push_back(begin);  // to check that the CPU operators cover the launches
     } else if (catText == "user_annotation" && startsWith(nameText, "Optimizer.step#")) {
         ++m_optimizerSteps;  // one per optimizer.step(): a step count when ProfilerStep is missing
     }
+}
+
+void TraceReader::collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
+                                  std::string_view nameText, qint64 begin, qint64 end)
+{
+    if (const std::optional<GpuEventKind> kind = kineto::gpuEventKind(catText)) {
+        const kineto::DeviceStream where = (fields.have & (1u << kArgsKey))
+                                               ? kineto::readDeviceStream(trimJson(fields.token[kArgsKey]))
+                                               : kineto::DeviceStream{};
+        if (where.device && where.stream)
+            m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
+        else
+            m_gpu.countUnplaced(span.line);
+    } else if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
+        m_gpu.addStep(nameText, begin, end, true);
+    }
+    // ProfilerStep windows and the host's operators are collected in applyEvent(), where the
+    // workbench reading sorts them. Host busy counts CPU operators only (cat cpu_op; Kineto 2021:
+    // Operator), as the workbench's host-busy fraction does, without the ops that block until the
+    // GPU catches up (synchronize, aten::item: the host waits, it does not work). user_annotation
+    // spans are not operators: ProfilerStep covers the whole step, and record_function /
+    // Optimizer.step spans cover regions whose real work is the operators nested in them (counted
+    // themselves), so counting them would call the host busy through its launch gaps.
 }
 
 void TraceReader::endRound(bool lastRound)
@@ -2287,6 +2350,20 @@ void TraceReader::run()
 
     finishReference(bom, source.compressed());
     finishWorkbench();
+
+    // The GPU timeline: rank from distributedInfo, else from the file name.
+    std::optional<int> rank;
+    if (const Capture *info = lastCapture("distributedInfo"); info && !info->overflow)
+        rank = kineto::rankFromDistributedInfo(info->text);
+    if (!rank)
+        rank = kineto::rankFromFileName(QFileInfo(m_name).fileName());
+    if (m_gpu.unplacedEvents() > 0)
+        diag(Severity::Warning, m_gpu.firstUnplacedLine(),
+             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream (the first at line %2) are "
+                            "left out of the GPU timeline")
+                 .arg(m_gpu.unplacedEvents())
+                 .arg(m_gpu.firstUnplacedLine()));
+    m_out.timeline.files.push_back(m_gpu.finish(QStringLiteral("torch_profile"), m_name, rank));
 }
 
 namespace {
@@ -2732,6 +2809,40 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, 
     return readFile(path, displayName, ReferenceMode::AsJson, progress, chunkBytes, rangeBytes);
 }
 
+namespace {
+
+/// The GPU timelines of the run folder's other chrome traces (one per rank), after the primary's.
+/// Progress goes on counting from the primary's bytes; a cancel stops here too.
+void addOtherTimelines(const QString &runDir, const QString &primary,
+                       const std::vector<kineto::FoundTrace> &found, const ProgressCallback &progress,
+                       TorchTrace &out)
+{
+    if (out.cancelled)
+        return;
+    const QDir dir(runDir);
+    qint64 before = out.file.sizeBytes;
+    for (const kineto::FoundTrace &trace : found) {
+        if (trace.relativePath == primary)
+            continue;
+        ProgressCallback onward;
+        if (progress)
+            onward = [&progress, before](qint64 done) { return progress(before + done); };
+        TorchTrace other =
+            readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, onward);
+        before += other.file.sizeBytes;
+        for (Diagnostic &d : other.diagnostics)
+            out.diagnostics.push_back(std::move(d));
+        if (other.cancelled) {
+            out.cancelled = true;
+            return;
+        }
+        for (GpuTimelineFile &file : other.timeline.files)
+            out.timeline.files.push_back(std::move(file));
+    }
+}
+
+} // namespace
+
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress)
 {
     const QDir dir(runDir);
@@ -2740,9 +2851,12 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     Diagnostics notes;
     TorchReading referenceFailure;
     const bool referenceExists = referenceInfo.exists();
+    // Every chrome trace of the folder, by content (a rank each in multi-GPU jobs).
+    const std::vector<kineto::FoundTrace> found = kineto::findChromeTraces(runDir);
     if (referenceExists && referenceInfo.isFile() && referenceInfo.isReadable()) {
         TorchTrace out = readFile(referencePath, kTorchFile, ReferenceMode::CrashesOnGzip, progress);
         out.referenceFileFound = true;
+        addOtherTimelines(runDir, kTorchFile, found, progress, out);
         return out;
     }
     if (referenceExists) {
@@ -2781,6 +2895,10 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
                                      .arg(candidates.size())
                                      .arg(chosen, others.join(QStringLiteral(", ")))});
             }
+        } else if (!found.empty()) {
+            // Traces named otherwise (`sampled_rank-0.json.gz`, `rank-3.json.gz`, in a sub-folder…),
+            // recognised by their content: the lowest rank's is read (found is in rank order).
+            chosen = found.front().relativePath;
         }
     }
     if (referenceExists) {
@@ -2803,6 +2921,7 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     out.reference = referenceFailure;
     out.referenceFileFound = referenceExists;
     out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
+    addOtherTimelines(runDir, chosen, found, progress, out);
     return out;
 }
 

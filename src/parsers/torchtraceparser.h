@@ -36,11 +36,16 @@ struct TorchTrace {
     qint64 eventCount = 0;   ///< trace events seen
     int parallelRanges = 0;  ///< byte ranges read on other threads and counted (0: one pass)
     bool cancelled = false;
+    /// The GPU timeline of the trace's own device events: files[0] is the file read above (when
+    /// one was), then every other chrome trace of the run folder (a rank each) in rank order.
+    GpuTimeline timeline;
 };
 
 /// Reads torch_profile.json of a run folder (the workbench also accepts torch_profile.json.gz
-/// and `*.pt.trace.json[.gz]` when torch_profile.json is missing). Events are aggregated as
-/// they stream past; the document is never held whole in memory.
+/// and `*.pt.trace.json[.gz]` when torch_profile.json is missing, else the chrome trace of the
+/// lowest rank found by content, see kineto/tracediscovery.h). Events are aggregated as they
+/// stream past; the document is never held whole in memory. The GPU timelines of the other
+/// chrome traces in the folder and its direct sub-folders are read too (TorchTrace::timeline).
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress = {});
 
 /// Reads one file (plain or gzip by magic bytes), for tests and the fuzzer. The reference reading
