@@ -252,7 +252,7 @@ void TestItemModels::wasteBudgetModel()
     const WasteBudget expected = computeWasteBudget(run->workbench.budgetInputs, thresholds);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
-    model.setResult(run->workbench.budgetInputs, thresholds, expected, HeuristicsProfile::Workbench);
+    model.setResult(expected, HeuristicsProfile::Workbench);
     QCOMPARE(reset.count(), 0);
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(WasteBudgetModel::SecondsColumn));
