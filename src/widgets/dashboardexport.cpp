@@ -206,7 +206,11 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
         }
     };
     sourced(QStringLiteral("Step time"), formatSeconds(analysis.stepTimeS), analysis.stepTimeSource);
-    sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
+    if (budget.hasUnattributed())
+        sourced(QStringLiteral("GPU utilisation"), QStringLiteral("not measured"),
+                QStringLiteral("no telemetry and no kernel timeline in this run"));
+    else
+        sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
     sourced(QStringLiteral("Host busy"), formatNumber(in.hostBusyFraction, 2), analysis.hostBusySource);
     row(QStringLiteral("HBM peak"), in.hbmPeakGb ? formatGb(*in.hbmPeakGb) : QStringLiteral("—"));
     row(QStringLiteral("Tokens per second"), formatNumber(analysis.tokensPerSec, 0));
