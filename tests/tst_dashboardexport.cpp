@@ -51,6 +51,8 @@ private slots:
     void pngUnwritablePathFails();
     void jsonIsTheReportOfTheCurrentThresholds();
     void jsonEqualsTheReportCommand();
+    void exportWritesTheLiveMetricsItIsGiven();
+    void pngShowsTheUnmeasuredRest();
 };
 
 void TestDashboardExport::pngHasTwiceTheLogicalSize()
@@ -163,6 +165,45 @@ void TestDashboardExport::jsonEqualsTheReportCommand()
                               &difference);
         QFAIL(qPrintable(QStringLiteral("the window's JSON differs from `report`'s: %1").arg(difference)));
     }
+}
+
+void TestDashboardExport::exportWritesTheLiveMetricsItIsGiven()
+{
+    // The window passes LiveAnalysis::metrics(); the exporter writes them as given, computing
+    // nothing again. A budget no threshold could produce shows that.
+    const auto run = test::makeFakeRun();
+    WorkbenchSession session;
+    session.openRun(run);
+    session.editor()->changeValue(ThresholdField::GpuUtilBelow, 45.0);
+    session.live()->flush();
+    RunMetrics live = session.live()->metrics();
+    QCOMPARE(live.wasteBudget, computeWasteBudget(run->workbench.budgetInputs, session.live()->thresholds()));
+    live.wasteBudget.dataWait = 0.123456;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("report.json"));
+    QString error;
+    QVERIFY2(exportReportJson(*run, session.live()->profile(), session.live()->thresholds(), live, path, &error),
+             qPrintable(error));
+    const QJsonObject written = QJsonDocument::fromJson(test::readAll(path)).object();
+    QCOMPARE(written.value("metrics").toObject().value("waste_budget").toObject().value("data_wait").toDouble(),
+             0.123456);
+    QCOMPARE(written.value("thresholds").toObject().value("gpu_util_below_pct").toDouble(), 45.0);
+
+    const QImage given = renderDashboardImage(*run, HeuristicsProfile::Workbench, session.live()->thresholds(), live, 1.0);
+    const QImage computed = renderDashboardImage(*run, HeuristicsProfile::Workbench, session.live()->thresholds(), 1.0);
+    QVERIFY(given != computed);
+}
+
+void TestDashboardExport::pngShowsTheUnmeasuredRest()
+{
+    auto run = test::makeFakeRun();
+    const QImage measured = renderDashboardImage(*run, HeuristicsProfile::Workbench, Thresholds{}, 1.0);
+    run->workbench.budgetInputs.gpuUtilKnown = false;
+    const QImage unmeasured = renderDashboardImage(*run, HeuristicsProfile::Workbench, Thresholds{}, 1.0);
+    QCOMPARE(unmeasured.size(), measured.size());
+    QVERIFY(unmeasured != measured);
+    // The budget chart area (left, below the header) changes: a bar moved from useful to not measured.
+    QVERIFY(inkShare(unmeasured, QRect(24, 110, 1000, 360), 1.0) > 0.05);
 }
 
 QTEST_MAIN(TestDashboardExport)

@@ -1,8 +1,14 @@
 // The waste-budget formulas and their thresholds (pure arithmetic, no files).
 
+#include "budgetformula.h"
 #include "heuristics.h"
+#include "report.h"
 #include "runanalysis.h"
+#include "testsupport.h"
+#include "windowfixture.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
 #include <cmath>
 
@@ -109,6 +115,136 @@ private slots:
         const RunMetrics labelled = computeMetrics(a, t);
         QCOMPARE(labelled.steps, 42);
         QCOMPARE(labelled.wasteBudget, byDefault.wasteBudget);
+    }
+
+    void unmeasuredUtilisation()
+    {
+        // Nothing measured the GPU: the workbench books the leftover as not measured, the
+        // reference profile keeps the reference's "useful GPU".
+        BudgetInputs in;
+        in.stepTimeS = 0.047;
+        in.gpuUtilPct = 0.0;
+        in.hostBusyFraction = 0.3;
+        in.commExcessS = 0.002;
+        in.hbmPeakGb = 40.0;
+        const Thresholds t;
+        const WasteBudget measured = computeWasteBudget(in, t, HeuristicsProfile::Workbench);
+        QVERIFY(measured.usefulGpu > 0.0);
+        QCOMPARE(measured.unattributed, 0.0);
+        QVERIFY(!measured.hasUnattributed());
+        in.gpuUtilKnown = false;
+        const WasteBudget workbench = computeWasteBudget(in, t, HeuristicsProfile::Workbench);
+        QCOMPARE(workbench.usefulGpu, 0.0);
+        QCOMPARE(workbench.unattributed, measured.usefulGpu);
+        QVERIFY(workbench.hasUnattributed());
+        QCOMPARE(workbench.terms.gates[0], BucketGate::UtilNotMeasured);
+        for (int i = 1; i < WasteBudget::BucketCount; ++i)
+            QCOMPARE(workbench.bucket(i), measured.bucket(i));
+        QCOMPARE(computeWasteBudget(in, t), workbench);  // the two-argument form is the workbench's
+        QVERIFY(bucketFormula(0, workbench, HeuristicsProfile::Workbench).startsWith(QStringLiteral("0: no GPU utilisation")));
+        QVERIFY(bucketFormula(kUnattributedRow, workbench, HeuristicsProfile::Workbench)
+                    .startsWith(QStringLiteral("not measured: no GPU utilisation in this run")));
+        QVERIFY(budgetVerdict(workbench, in.stepTimeS).contains(QStringLiteral("not measured")));
+
+        const WasteBudget reference = computeWasteBudget(in, t, HeuristicsProfile::Reference);
+        for (int i = 0; i < WasteBudget::BucketCount; ++i)
+            QCOMPARE(reference.bucket(i), measured.bucket(i));  // bit for bit, flag ignored
+        QCOMPARE(reference.unattributed, 0.0);
+        QVERIFY(!reference.hasUnattributed());
+        QVERIFY(bucketFormula(kUnattributedRow, reference, HeuristicsProfile::Reference).startsWith(QStringLiteral("0: ")));
+    }
+
+    void unmeasuredUtilisationInTheReport()
+    {
+        auto run = test::makeFakeRun();
+        run->workbench.budgetInputs.gpuUtilKnown = false;
+        for (ProfileAnalysis *a : {&run->workbench, &run->reference})
+            a->pytorchVersion = a->rocmVersion = QStringLiteral("unknown");  // the fake run leaves them null
+        const QJsonObject schema =
+            QJsonDocument::fromJson(test::readAll(QStringLiteral(GOBLIN_SOURCE_DIR "/resources/report.schema.json")))
+                .object();
+        const QJsonObject workbench = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{});
+        QVERIFY2(test::validateJsonSchema(workbench, schema).isEmpty(),
+                 qPrintable(test::validateJsonSchema(workbench, schema).join(QLatin1Char('\n'))));
+        const QJsonObject budget = workbench.value("metrics").toObject().value("waste_budget").toObject();
+        const WasteBudget expected = computeWasteBudget(run->workbench.budgetInputs, Thresholds{});
+        QVERIFY(expected.unattributed > 0.0);
+        QCOMPARE(budget.value("useful_gpu").toDouble(-1.0), 0.0);
+        QCOMPARE(budget.value("unattributed_s").toDouble(-1.0), expected.unattributed);
+        QCOMPARE(budget.size(), WasteBudget::BucketCount + 1);  // the seven keys stay, one more beside them
+        for (int i = 0; i < WasteBudget::BucketCount; ++i)
+            QVERIFY(budget.contains(WasteBudget::bucketKey(i)));
+
+        run->workbench.budgetInputs.gpuUtilKnown = true;
+        const QJsonObject measured = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{})
+                                         .value("metrics").toObject().value("waste_budget").toObject();
+        QCOMPARE(measured.value("unattributed_s").toDouble(-1.0), 0.0);
+        QCOMPARE(measured.value("useful_gpu").toDouble(), expected.unattributed);
+
+        // The reference's RunMetrics has exactly the seven keys.
+        const QJsonObject reference = buildReport(*run, HeuristicsProfile::Reference, Thresholds{});
+        QVERIFY(test::validateJsonSchema(reference, schema).isEmpty());
+        QCOMPARE(reference.value("metrics").toObject().value("waste_budget").toObject().size(), WasteBudget::BucketCount);
+    }
+
+    void termsRecordEveryGate_data()
+    {
+        QTest::addColumn<int>("bucket");
+        QTest::addColumn<int>("gate");
+        QTest::addColumn<double>("stepS");
+        QTest::addColumn<double>("hbmPeakGb");  // <= 0: none
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<qint64>("fp16Ns");
+        QTest::addColumn<double>("gpuUtilBelowPct");
+        QTest::newRow("data wait counts") << 1 << int(BucketGate::Counted) << 1.0 << 100.0 << "none" << qint64(5) << 30.0;
+        QTest::newRow("data wait gated") << 1 << int(BucketGate::DataWaitNotMet) << 1.0 << 100.0 << "none" << qint64(5) << 10.0;
+        QTest::newRow("headroom counts") << 4 << int(BucketGate::Counted) << 1.0 << 100.0 << "none" << qint64(5) << 30.0;
+        QTest::newRow("no HBM telemetry") << 4 << int(BucketGate::NoHbmTelemetry) << 1.0 << 0.0 << "none" << qint64(5) << 30.0;
+        QTest::newRow("HBM above target") << 4 << int(BucketGate::HbmNotBelowTarget) << 1.0 << 180.0 << "none" << qint64(5) << 30.0;
+        QTest::newRow("precision counts") << 5 << int(BucketGate::Counted) << 1.0 << 100.0 << "fp16" << qint64(5) << 30.0;
+        QTest::newRow("bf16 fast path") << 5 << int(BucketGate::PrecisionFastPath) << 1.0 << 100.0 << "bf16" << qint64(5) << 30.0;
+        QTest::newRow("no tagged time") << 5 << int(BucketGate::NoPrecisionTaggedTime) << 1.0 << 100.0 << "none" << qint64(0) << 30.0;
+        QTest::newRow("no step time") << 2 << int(BucketGate::NoStepTime) << 0.0 << 100.0 << "none" << qint64(5) << 30.0;
+    }
+
+    void termsRecordEveryGate()
+    {
+        QFETCH(int, bucket);
+        QFETCH(int, gate);
+        QFETCH(double, stepS);
+        QFETCH(double, hbmPeakGb);
+        QFETCH(QString, precision);
+        QFETCH(qint64, fp16Ns);
+        QFETCH(double, gpuUtilBelowPct);
+        BudgetInputs in;
+        in.stepTimeS = stepS;
+        in.gpuUtilPct = 25.0;
+        in.hostBusyFraction = 0.6;
+        if (hbmPeakGb > 0.0)
+            in.hbmPeakGb = hbmPeakGb;
+        in.fp16Ns = fp16Ns;
+        in.bf16Ns = fp16Ns;
+        Thresholds t;
+        t.precision = *precisionFromName(precision);
+        t.gpuUtilBelowPct = gpuUtilBelowPct;
+        const WasteBudget b = computeWasteBudget(in, t);
+        QCOMPARE(int(b.terms.gates[std::size_t(bucket)]), gate);
+        QCOMPARE(b.bucket(bucket) > 0.0, gate == int(BucketGate::Counted));
+        const QString text = bucketFormula(bucket, b, HeuristicsProfile::Workbench);
+        if (gate == int(BucketGate::Counted)) {
+            QVERIFY2(text.contains(QLatin1Char('=')) && !text.startsWith(QStringLiteral("0: ")), qPrintable(text));
+        } else {
+            QVERIFY2(text.startsWith(QStringLiteral("0: ")), qPrintable(text));
+        }
+        // The printer reads only the terms: a budget whose gate says otherwise prints otherwise.
+        WasteBudget forged = b;
+        forged.terms.gates[std::size_t(bucket)] = BucketGate::NoHbmCapacity;
+        QCOMPARE(bucketFormula(bucket, forged, HeuristicsProfile::Workbench), QStringLiteral("0: HBM capacity is 0"));
+        if (bucket == 4 && gate == int(BucketGate::Counted)) {
+            const double target = t.hbmTargetPct / 100.0;
+            QCOMPARE(b.terms.hbmSlack, (target - hbmPeakGb / t.hbmCapacityGb) / target);
+            QCOMPARE(b.memoryHeadroom, b.terms.hbmSlack * stepS * t.headroomWeight);
+        }
     }
 
     void namesRoundTrip()

@@ -252,7 +252,7 @@ void TestItemModels::wasteBudgetModel()
     const WasteBudget expected = computeWasteBudget(run->workbench.budgetInputs, thresholds);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
-    model.setResult(run->workbench.budgetInputs, thresholds, expected, HeuristicsProfile::Workbench);
+    model.setResult(expected, HeuristicsProfile::Workbench);
     QCOMPARE(reset.count(), 0);
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(WasteBudgetModel::SecondsColumn));
@@ -264,6 +264,20 @@ void TestItemModels::wasteBudgetModel()
     }
     QCOMPARE(model.index(WasteBudgetModel::RowCount - 1, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(),
              0.5);
+    QVERIFY(!model.index(kUnattributedRow, WasteBudgetModel::BucketColumn).data(WasteBudgetModel::ShownRole).toBool());
+    QCOMPARE(model.index(kStepTimeRow, WasteBudgetModel::BucketColumn).data().toString(), QStringLiteral("Step time"));
+    // Utilisation not measured: the rest of the step moves from useful GPU to its own row.
+    BudgetInputs unmeasured = run->workbench.budgetInputs;
+    unmeasured.gpuUtilKnown = false;
+    const WasteBudget rest = computeWasteBudget(unmeasured, thresholds);
+    model.setResult(rest, HeuristicsProfile::Workbench);
+    QCOMPARE(reset.count(), 0);
+    QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::BucketColumn).data(WasteBudgetModel::ShownRole).toBool());
+    QCOMPARE(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), expected.usefulGpu);
+    QCOMPARE(model.index(0, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), 0.0);
+    QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn)
+                .data(FormulaRole).toString().startsWith(QStringLiteral("not measured")));
+    model.setResult(expected, HeuristicsProfile::Workbench);
     // data wait counts (util 25 % < 30 %, host busy 0.6 > 0.5) and its formula says why.
     QVERIFY(expected.dataWait > 0.0);
     QVERIFY(model.index(1, WasteBudgetModel::FormulaColumn).data().toString().contains(QStringLiteral("25.0 % < 30.0 %")));

@@ -185,7 +185,7 @@ void TestLiveAnalysis::formulaMirrorsBudget()
     QCOMPARE(b.memoryHeadroom > 0.0, headroomCounts);
     // A bucket that is 0 says why; one that counts shows the arithmetic ending in its value.
     for (int i = 1; i < WasteBudget::BucketCount; ++i) {
-        const QString text = bucketFormula(i, in, t, b, HeuristicsProfile::Workbench);
+        const QString text = bucketFormula(i, b, HeuristicsProfile::Workbench);
         QVERIFY2(!text.isEmpty(), qPrintable(WasteBudget::bucketKey(i)));
         if (b.bucket(i) == 0.0 && i != 3)
             QVERIFY2(text.startsWith(QStringLiteral("0: ")), qPrintable(text));

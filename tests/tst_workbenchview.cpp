@@ -61,7 +61,7 @@ void verifyBudgetShown(Dashboard &d, const Thresholds &thresholds)
         base += expected.bucket(i);
         const QModelIndex cell = d.session.budget()->index(i, WasteBudgetModel::SecondsColumn);
         QCOMPARE(cell.data(SortRole).toDouble(), expected.bucket(i));
-        QCOMPARE(chart->formula(i), bucketFormula(i, in, thresholds, expected, HeuristicsProfile::Workbench));
+        QCOMPARE(chart->formula(i), bucketFormula(i, expected, HeuristicsProfile::Workbench));
     }
     QCOMPARE(chart->valueSeconds(kStepTimeRow), in.stepTimeS);
     QCOMPARE(d.view.verdictLabel()->text(), budgetVerdict(expected, in.stepTimeS));
@@ -81,6 +81,9 @@ private slots:
     void undoMovesLinesBack();
     void searchIsDebounced();
     void profileSwitch();
+    void dragReachesEveryViewWithOneRecompute();
+    void dragPastTheScaleIsClampedByTheEditor();
+    void unmeasuredUtilisationHasItsOwnBar();
     void aboutNamesVersions();
     void followsDarkPalette();
 };
@@ -276,6 +279,96 @@ void TestWorkbenchView::followsDarkPalette()
     const QByteArray grabDir = qgetenv("GOBLIN_TEST_GRAB_DIR");
     if (!grabDir.isEmpty())
         QVERIFY(d.view.grab().save(QString::fromLocal8Bit(grabDir) + QStringLiteral("/dashboard-dark.png")));
+}
+
+void TestWorkbenchView::dragReachesEveryViewWithOneRecompute()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    LiveAnalysis *live = d.session.live();
+    QSignalSpy budgetChanged(d.session.budget(), &QAbstractItemModel::dataChanged);
+    const quint64 recomputesBefore = live->recomputeCount();
+    const quint64 refreshesBefore = chart->refreshCount();
+    const QPoint start = plot->linePosition(TelemetryPlot::Line::GpuUtil).toPoint();
+    QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, start);
+    const double yAt20 = plot->utilRect()->axis(QCPAxis::atLeft)->coordToPixel(20.0);
+    const QPoint end(start.x(), int(std::lround(yAt20)));
+    for (int step = 1; step <= 5; ++step) {
+        QTest::mouseMove(plot, QPoint(start.x(), start.y() + (end.y() - start.y()) * step / 5));
+        // The line, the panel and the thresholds follow each move, before any recompute.
+        const double v = live->thresholds().gpuUtilBelowPct;
+        QCOMPARE(plot->gpuUtilLinePct(), v);
+        QCOMPARE(d.panel.spinBox(ThresholdField::GpuUtilBelow)->value(), std::round(v * 10.0) / 10.0);
+    }
+    QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, end);
+    QVERIFY(live->recomputePending());
+    QTRY_VERIFY(!live->recomputePending());
+    // Five moves in one frame: one recompute, one model update, one chart refresh.
+    QCOMPARE(live->recomputeCount() - recomputesBefore, quint64(1));
+    QCOMPARE(budgetChanged.count(), 1);
+    QCOMPARE(chart->refreshCount() - refreshesBefore, quint64(1));
+    Thresholds expected;
+    expected.gpuUtilBelowPct = live->thresholds().gpuUtilBelowPct;
+    verifyBudgetShown(d, expected);
+    QCOMPARE(live->recomputeCount() - recomputesBefore, quint64(1));  // verifying did not recompute
+    QCOMPARE(d.session.budget()->index(1, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), 0.0);
+}
+
+void TestWorkbenchView::dragPastTheScaleIsClampedByTheEditor()
+{
+    Dashboard d;
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    QVERIFY(plot->beginLineDrag(plot->linePosition(TelemetryPlot::Line::GpuUtil)));
+    const QPointF above(0, plot->utilRect()->axis(QCPAxis::atLeft)->coordToPixel(100.0) - 200.0);
+    QVERIFY(plot->valueAt(TelemetryPlot::Line::GpuUtil, above) > 100.0);  // the plot does not clamp
+    plot->dragLineTo(above);
+    plot->endLineDrag();
+    QCOMPARE(d.session.live()->thresholds().gpuUtilBelowPct, 100.0);  // the editor does
+    QCOMPARE(plot->gpuUtilLinePct(), 100.0);  // and the line shows the clamped value that came back
+
+    // A plot nobody listens to does not move its own line.
+    TelemetryPlot alone;
+    alone.resize(800, 600);
+    alone.setTelemetry(&d.run->smi);
+    alone.setThresholds(30.0, 70.0, 192.0);
+    alone.replot();
+    QVERIFY(alone.beginLineDrag(alone.linePosition(TelemetryPlot::Line::GpuUtil)));
+    alone.dragLineTo(QPointF(0, alone.utilRect()->axis(QCPAxis::atLeft)->coordToPixel(50.0)));
+    alone.endLineDrag();
+    QCOMPARE(alone.gpuUtilLinePct(), 30.0);
+}
+
+void TestWorkbenchView::unmeasuredUtilisationHasItsOwnBar()
+{
+    Dashboard d;
+    const BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    QVERIFY(!chart->rowShown(kUnattributedRow));
+    QVERIFY(d.view.budgetTable()->isRowHidden(kUnattributedRow));
+
+    auto unmeasured = test::makeFakeRun(QStringLiteral("no-util"));
+    unmeasured->workbench.budgetInputs.gpuUtilKnown = false;
+    d.session.openRun(unmeasured);
+    const WasteBudget expected = computeWasteBudget(unmeasured->workbench.budgetInputs, Thresholds{});
+    QVERIFY(expected.unattributed > 0.0);
+    QVERIFY(chart->rowShown(kUnattributedRow));
+    QVERIFY(!d.view.budgetTable()->isRowHidden(kUnattributedRow));
+    QCOMPARE(chart->valueSeconds(0), 0.0);
+    QCOMPARE(chart->valueSeconds(kUnattributedRow), expected.unattributed);
+    double base = 0.0;
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        base += expected.bucket(i);
+    QVERIFY(qAbs(chart->baseSeconds(kUnattributedRow) - base) <= 1e-12);  // stacked after the seven
+    QVERIFY(chart->categoryLabel(kUnattributedRow).startsWith(QStringLiteral("Not measured: no GPU util")));
+    QVERIFY(chart->formula(kUnattributedRow).startsWith(QStringLiteral("not measured: no GPU utilisation in this run")));
+    QVERIFY(chart->formula(0).startsWith(QStringLiteral("0: no GPU utilisation")));
+    QVERIFY(d.view.verdictLabel()->text().contains(QStringLiteral("not measured")));
+
+    // The reference profile keeps the reference's useful GPU.
+    d.session.live()->setProfile(HeuristicsProfile::Reference);
+    QVERIFY(!chart->rowShown(kUnattributedRow));
+    QCOMPARE(chart->valueSeconds(0),
+             computeWasteBudget(unmeasured->reference.budgetInputs, Thresholds{}, HeuristicsProfile::Reference).usefulGpu);
 }
 
 QTEST_MAIN(TestWorkbenchView)

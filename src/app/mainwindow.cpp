@@ -401,11 +401,13 @@ void MainWindow::exportPng()
                                                       tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    m_session->live()->flush();
+    // The live metrics, brought up to date (a drag's last frame may still be pending): what the
+    // window shows is what is exported, computed once.
+    LiveAnalysis *live = m_session->live();
+    live->flush();
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
-    const bool ok =
-        renderDashboardPng(*run, m_session->live()->profile(), m_session->live()->thresholds(), path, &error);
+    const bool ok = renderDashboardPng(*run, live->profile(), live->thresholds(), live->metrics(), path, &error);
     QApplication::restoreOverrideCursor();
     if (ok)
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
@@ -423,9 +425,10 @@ void MainWindow::exportJson()
                                                       tr("JSON files (*.json)"));
     if (path.isEmpty())
         return;
-    m_session->live()->flush();
+    LiveAnalysis *live = m_session->live();
+    live->flush();  // the live metrics up to date; exported as they are, not recomputed
     QString error;
-    if (exportReportJson(*run, m_session->live()->profile(), m_session->live()->thresholds(), path, &error))
+    if (exportReportJson(*run, live->profile(), live->thresholds(), live->metrics(), path, &error))
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
     else
         QMessageBox::warning(this, tr("Export failed"), error);

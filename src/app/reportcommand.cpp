@@ -2,6 +2,7 @@
 
 #include "report.h"
 #include "runanalysis.h"
+#include "thresholds.h"
 
 #ifdef GOBLIN_HAVE_GUI
 #include "dashboardexport.h"
@@ -32,20 +33,21 @@ int usageError(const QString &message)
     return ReportUsageError;
 }
 
-/// Parses a finite number in [minimum, maximum]; on failure explains which option was wrong.
-std::optional<double> numberOption(const QCommandLineParser &parser, const QString &name, double minimum,
-                                   double maximum, QString *problem)
+/// Parses a finite number in the knob's range; on failure explains which option was wrong.
+std::optional<double> numberOption(const QCommandLineParser &parser, const ThresholdDescriptor &d, QString *problem)
 {
+    const QString name = d.cliNameText();
     if (!parser.isSet(name))
         return std::nullopt;
     bool ok = false;
     const double value = parser.value(name).toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value < minimum || value > maximum) {
-        *problem = QStringLiteral("--%1 needs a number from %2 to %3, not '%4'")
+    if (!ok || !std::isfinite(value) || !d.contains(value)) {
+        const QString unit = d.unitText().isEmpty() ? QString() : QLatin1Char(' ') + d.unitText();
+        *problem = QStringLiteral("--%1 needs a number from %2 to %3%4, not '%5'")
                        .arg(name)
-                       .arg(minimum)
-                       .arg(maximum)
-                       .arg(parser.value(name));
+                       .arg(d.minimum)
+                       .arg(d.maximum)
+                       .arg(unit, parser.value(name));
         return std::nullopt;
     }
     return value;
@@ -79,15 +81,18 @@ void setUpParser(QCommandLineParser &parser)
         {QStringLiteral("steps"), QStringLiteral("Steps label of the report (reference: 10; workbench: the profiler "
                                                  "steps found, 10 if none). Enters no bucket."),
          QStringLiteral("N")},
-        {QStringLiteral("gpu-util-below"), QStringLiteral("Data wait needs GPU utilisation below PCT (default 30)."),
-         QStringLiteral("PCT")},
-        {QStringLiteral("host-busy-above"), QStringLiteral("Data wait needs the host busier than FRACTION (default 0.5)."),
-         QStringLiteral("FRACTION")},
-        {QStringLiteral("hbm-target"), QStringLiteral("Healthy HBM use in % of capacity (default 70)."),
-         QStringLiteral("PCT")},
-        {QStringLiteral("hbm-capacity-gb"), QStringLiteral("HBM capacity per GPU in GB (default 192)."),
-         QStringLiteral("GB")},
     });
+    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
+        const QString unit = d.unitText().isEmpty() ? QString() : QLatin1Char(' ') + d.unitText();
+        parser.addOption({d.cliNameText(),
+                          QStringLiteral("%1. %2 from %3 to %4%5, default %6.")
+                              .arg(d.toolTipText(), QString::fromLatin1(d.cliValueName))
+                              .arg(d.minimum)
+                              .arg(d.maximum)
+                              .arg(unit)
+                              .arg(d.defaultValue()),
+                          QString::fromLatin1(d.cliValueName)});
+    }
 }
 
 } // namespace
@@ -146,19 +151,9 @@ int runReportCommand(const QStringList &arguments)
         thresholds.steps = steps;
     }
     QString problem;
-    struct NumberOption {
-        const char *name;
-        double minimum, maximum;
-        double *target;
-    } numberOptions[] = {
-        {"gpu-util-below", 0.0, 100.0, &thresholds.gpuUtilBelowPct},
-        {"host-busy-above", 0.0, 1.0, &thresholds.hostBusyAbove},
-        {"hbm-target", 0.0, 100.0, &thresholds.hbmTargetPct},
-        {"hbm-capacity-gb", 1e-9, 1e9, &thresholds.hbmCapacityGb},
-    };
-    for (const NumberOption &o : numberOptions) {
-        if (auto v = numberOption(parser, QString::fromLatin1(o.name), o.minimum, o.maximum, &problem))
-            *o.target = *v;
+    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
+        if (auto v = numberOption(parser, d, &problem))
+            thresholds.*(d.member) = *v;
         else if (!problem.isEmpty())
             return usageError(problem);
     }
@@ -184,7 +179,8 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 
-    const QJsonObject report = buildReport(*loaded.run, *profile, thresholds);
+    const RunMetrics metrics = computeMetrics(loaded.run->profile(*profile), thresholds);  // once, for JSON and PNG
+    const QJsonObject report = buildReport(*loaded.run, *profile, thresholds, metrics);
     QString error;
     if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
         err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
@@ -192,7 +188,7 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 #ifdef GOBLIN_HAVE_GUI
-    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, *profile, thresholds, pngPath, &error)) {
+    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, *profile, thresholds, metrics, pngPath, &error)) {
         err() << "goblin-workbench report: cannot write the PNG report: " << error << "\n";
         err().flush();
         return ReportRunDirUnreadable;

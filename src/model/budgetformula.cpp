@@ -18,75 +18,99 @@ QString precisionSkips(Precision precision)
 
 } // namespace
 
-QString bucketFormula(int index, const BudgetInputs &in, const Thresholds &t, const WasteBudget &b,
-                      HeuristicsProfile profile)
+QString budgetRowLabel(int row)
 {
-    const double stepT = in.stepTimeS;
-    const double util = in.gpuUtilPct / 100.0;
-    const double hostBusy = in.hostBusyFraction;
-    const QString step = formatSeconds(stepT);
-    const QString result = formatSeconds(index == kStepTimeRow ? stepT : b.bucket(index));
+    if (row == kUnattributedRow)
+        return QStringLiteral("Not measured: no GPU util");
+    if (row == kStepTimeRow)
+        return QStringLiteral("Step time");
+    return WasteBudget::bucketLabel(row);
+}
+
+double budgetRowSeconds(const WasteBudget &budget, int row)
+{
+    if (row == kUnattributedRow)
+        return budget.unattributed;
+    if (row == kStepTimeRow)
+        return budget.terms.stepS;
+    return budget.bucket(row);
+}
+
+QString bucketFormula(int index, const WasteBudget &b, HeuristicsProfile profile)
+{
+    const BudgetTerms &x = b.terms;
+    const QString step = formatSeconds(x.stepS);
+    const QString result = formatSeconds(budgetRowSeconds(b, index));
 
     if (index == kStepTimeRow)
         return QStringLiteral("Step time %1 (%2 profile); every bucket is seconds per step")
             .arg(result, profileName(profile));
-    if (!(stepT > 0.0))
+    if (index == kUnattributedRow)
+        return b.hasUnattributed()
+            ? QStringLiteral("not measured: no GPU utilisation in this run (no telemetry, no kernel timeline), so "
+                             "the rest of the step is not booked as useful GPU: step − all waste = %1 − %2 = %3")
+                  .arg(step, formatSeconds(x.spentS), result)
+            : QStringLiteral("0: GPU utilisation was measured, so the rest of the step is useful GPU time");
+    if (index < 0 || index >= WasteBudget::BucketCount)
+        return {};
+
+    switch (x.gates[std::size_t(index)]) {
+    case BucketGate::NoStepTime:
         return QStringLiteral("0: no step time was found, so every bucket is 0");
+    case BucketGate::UtilNotMeasured:
+        return QStringLiteral("0: no GPU utilisation was measured in this run, so the rest of the step (%1) is "
+                              "shown as “not measured” instead of useful GPU time")
+            .arg(formatSeconds(b.unattributed));
+    case BucketGate::DataWaitNotMet:
+        return QStringLiteral("0: counts only when GPU util < %1 (is %2) and host busy > %3 (is %4)")
+            .arg(formatPercent(x.gpuUtilBelowPct), formatPercent(x.gpuUtilPct), num(x.hostBusyAbove, 2),
+                 num(x.hostBusy, 2));
+    case BucketGate::NoHbmTelemetry:
+        return QStringLiteral("0: no HBM telemetry");
+    case BucketGate::NoHbmCapacity:
+        return QStringLiteral("0: HBM capacity is 0");
+    case BucketGate::HbmNotBelowTarget:
+        return QStringLiteral("0: HBM peak %1 is %2 of %3, not below the %4 target")
+            .arg(formatGb(x.hbmPeakGb.value_or(0.0)), formatPercent(x.hbmUsed * 100.0), formatGb(x.hbmCapacityGb),
+                 formatPercent(x.hbmTargetPct));
+    case BucketGate::PrecisionFastPath:
+        return precisionSkips(x.precision);
+    case BucketGate::NoPrecisionTaggedTime:
+        return QStringLiteral("0: no fp16- or bf16-tagged kernel time");
+    case BucketGate::Counted:
+        break;
+    }
 
     switch (index) {
-    case 0: {
-        const double spent = b.dataWait + b.hostGap + b.commExcess + b.kernelShape + b.precisionPath + b.memoryHeadroom;
+    case 0:
         return QStringLiteral("step − all waste = %1 − %2 = %3 (never below 0)")
-            .arg(step, formatSeconds(spent), result);
-    }
+            .arg(step, formatSeconds(x.spentS), result);
     case 1:
-        if (util < t.gpuUtilBelowPct / 100.0 && hostBusy > t.hostBusyAbove)
-            return QStringLiteral("GPU util %1 < %2 and host busy %3 > %4, so step × (1 − util) × host busy = "
-                                  "%5 × (1 − %6) × %3 = %7")
-                .arg(formatPercent(in.gpuUtilPct), formatPercent(t.gpuUtilBelowPct), num(hostBusy, 2),
-                     num(t.hostBusyAbove, 2), step, num(util), result);
-        return QStringLiteral("0: counts only when GPU util < %1 (is %2) and host busy > %3 (is %4)")
-            .arg(formatPercent(t.gpuUtilBelowPct), formatPercent(in.gpuUtilPct), num(t.hostBusyAbove, 2),
-                 num(hostBusy, 2));
+        return QStringLiteral("GPU util %1 < %2 and host busy %3 > %4, so step × (1 − util) × host busy = "
+                              "%5 × (1 − %6) × %3 = %7")
+            .arg(formatPercent(x.gpuUtilPct), formatPercent(x.gpuUtilBelowPct), num(x.hostBusy, 2),
+                 num(x.hostBusyAbove, 2), step, num(x.util), result);
     case 2:
         return QStringLiteral("step × (1 − util) × (1 − host busy) = %1 × (1 − %2) × (1 − %3) = %4")
-            .arg(step, num(util), num(hostBusy), result);
+            .arg(step, num(x.util), num(x.hostBusy), result);
     case 3:
         return profile == HeuristicsProfile::Reference
             ? QStringLiteral("sum of all collective kernel time in the trace = %1").arg(result)
             : QStringLiteral("collective kernel time per step per GPU = %1").arg(result);
-    case 4: {
-        if (!in.hbmPeakGb || !(*in.hbmPeakGb > 0.0))
-            return QStringLiteral("0: no HBM telemetry");
-        if (!(t.hbmCapacityGb > 0.0))
-            return QStringLiteral("0: HBM capacity is 0");
-        const double used = *in.hbmPeakGb / t.hbmCapacityGb;
-        const double target = t.hbmTargetPct / 100.0;
-        if (!(used < target))
-            return QStringLiteral("0: HBM peak %1 is %2 of %3, not below the %4 target")
-                .arg(formatGb(*in.hbmPeakGb), formatPercent(used * 100.0), formatGb(t.hbmCapacityGb),
-                     formatPercent(t.hbmTargetPct));
-        const double slack = (target - used) / target;
+    case 4:
         return QStringLiteral("slack × step × weight, slack = (target − peak / capacity) / target = "
                               "(%1 − %2 / %3) / %1 = %4; %4 × %5 × %6 = %7")
-            .arg(num(target, 2), formatGb(*in.hbmPeakGb), formatGb(t.hbmCapacityGb), num(slack), step,
-                 num(t.headroomWeight, 2), result);
-    }
-    case 5: {
-        if (!(t.precision == Precision::None || t.precision == Precision::Fp16 || t.precision == Precision::Fp32))
-            return precisionSkips(t.precision);
-        const qint64 denom = in.fp16Ns + in.bf16Ns;
-        if (denom <= 0)
-            return QStringLiteral("0: no fp16- or bf16-tagged kernel time");
+            .arg(num(x.hbmTarget, 2), formatGb(x.hbmPeakGb.value_or(0.0)), formatGb(x.hbmCapacityGb), num(x.hbmSlack),
+                 step, num(x.headroomWeight, 2), result);
+    case 5:
         return QStringLiteral("fp16 / (fp16 + bf16 time) × step × util × weight = %1 / %2 × %3 × %4 × %5 = %6")
-            .arg(formatDurationNs(double(in.fp16Ns)), formatDurationNs(double(denom)), step, num(util),
-                 num(t.precisionWeight, 2), result);
-    }
+            .arg(formatDurationNs(double(x.fp16Ns)), formatDurationNs(double(x.precisionDenomNs)), step, num(x.util),
+                 num(x.precisionWeight, 2), result);
     case 6:
         return QStringLiteral("generic GEMM / GEMM time × step × util = %1 / %2 × %3 × %4 = %5")
-            .arg(formatDurationNs(double(in.genericGemmNs)),
-                 in.gemmNs != 0 ? formatDurationNs(double(in.gemmNs)) : QStringLiteral("1 ns (no GEMM time)"), step,
-                 num(util), result);
+            .arg(formatDurationNs(double(x.genericGemmNs)),
+                 x.gemmNs != 0 ? formatDurationNs(double(x.gemmNs)) : QStringLiteral("1 ns (no GEMM time)"), step,
+                 num(x.util), result);
     }
     return {};
 }
@@ -99,9 +123,13 @@ QString budgetVerdict(const WasteBudget &budget, double stepTimeS)
     for (int i = 1; i < WasteBudget::BucketCount; ++i)
         if (budget.bucket(i) > 0.0 && (worst < 0 || budget.bucket(i) > budget.bucket(worst)))
             worst = i;
-    const QString useful = formatPercent(100.0 * budget.usefulGpu / stepTimeS);
+    const QString useful = budget.hasUnattributed()
+        ? QStringLiteral("not measured (no GPU utilisation in this run)")
+        : formatPercent(100.0 * budget.usefulGpu / stepTimeS);
     if (worst < 0)
-        return QStringLiteral("No waste at these thresholds; useful GPU time is %1 of the step.").arg(useful);
+        return budget.hasUnattributed()
+            ? QStringLiteral("No waste at these thresholds; useful GPU time is %1.").arg(useful)
+            : QStringLiteral("No waste at these thresholds; useful GPU time is %1 of the step.").arg(useful);
     return QStringLiteral("Largest waste: %1, %2 per step (%3 of the step). Useful GPU time: %4.")
         .arg(WasteBudget::bucketLabel(worst), formatSeconds(budget.bucket(worst)),
              formatPercent(100.0 * budget.bucket(worst) / stepTimeS), useful);

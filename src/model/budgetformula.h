@@ -8,15 +8,23 @@
 
 namespace goblin {
 
-/// Row index of the step-time total after the seven buckets in tables and charts.
-inline constexpr int kStepTimeRow = WasteBudget::BucketCount;
+/// Rows of budget tables and charts: the seven buckets (WasteBudget order), then the leftover
+/// nothing measured (workbench profile, utilisation unknown), then the step time.
+inline constexpr int kUnattributedRow = WasteBudget::BucketCount;
+inline constexpr int kStepTimeRow = WasteBudget::BucketCount + 1;
+inline constexpr int kBudgetRowCount = WasteBudget::BucketCount + 2;
 
-/// The formula of bucket `index` (0..6, WasteBudget order; kStepTimeRow for the step time) with
-/// the values of `inputs` and `thresholds` substituted and the result, e.g.
+/// Label of a budget row: bucketLabel(), "Not measured" or "Step time".
+QString budgetRowLabel(int row);
+/// Seconds of a budget row.
+double budgetRowSeconds(const WasteBudget &budget, int row);
+
+/// The formula of row `index` (0..6 a bucket, kUnattributedRow, kStepTimeRow) printed from the
+/// terms computeWasteBudget() recorded in `budget` (it evaluates no gate itself), e.g.
 /// "step × (1 − util) × (1 − host busy) = 0.512 s × (1 − 0.452) × (1 − 0.230) = 0.216 s".
-/// Mirrors computeWasteBudget(); the numbers are rounded for reading, the result is `budget`'s.
-QString bucketFormula(int index, const BudgetInputs &inputs, const Thresholds &thresholds,
-                      const WasteBudget &budget, HeuristicsProfile profile);
+/// The numbers are rounded for reading, the result is `budget`'s. `profile` names the step row
+/// and the collective bucket's meaning.
+QString bucketFormula(int index, const WasteBudget &budget, HeuristicsProfile profile);
 
 /// One sentence naming the largest waste bucket and the useful share of the step.
 QString budgetVerdict(const WasteBudget &budget, double stepTimeS);

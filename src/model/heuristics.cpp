@@ -78,18 +78,41 @@ QString WasteBudget::bucketLabel(int index)
     return index >= 0 && index < BucketCount ? QString::fromLatin1(labels[index]) : QString();
 }
 
-WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t)
+WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t, HeuristicsProfile profile)
 {
     // Operation order follows the reference exactly so the reference profile stays bit-exact.
+    // Every gate is decided here once and recorded in b.terms; budgetformula.cpp only prints it.
     WasteBudget b;
+    BudgetTerms &x = b.terms;
     const double stepT = in.stepTimeS;
-    if (!(stepT > 0.0))
+    x.stepS = stepT;
+    x.gpuUtilPct = in.gpuUtilPct;
+    x.gpuUtilKnown = in.gpuUtilKnown;
+    x.hostBusy = in.hostBusyFraction;
+    x.gpuUtilBelowPct = t.gpuUtilBelowPct;
+    x.hostBusyAbove = t.hostBusyAbove;
+    x.genericGemmNs = in.genericGemmNs;
+    x.gemmNs = in.gemmNs;
+    x.fp16Ns = in.fp16Ns;
+    x.precisionDenomNs = in.fp16Ns + in.bf16Ns;
+    x.precisionWeight = t.precisionWeight;
+    x.precision = t.precision;
+    x.hbmPeakGb = in.hbmPeakGb;
+    x.hbmCapacityGb = t.hbmCapacityGb;
+    x.hbmTargetPct = t.hbmTargetPct;
+    x.headroomWeight = t.headroomWeight;
+    if (!(stepT > 0.0)) {
+        x.gates.fill(BucketGate::NoStepTime);
         return b;
+    }
     const double gpuUtil = in.gpuUtilPct / 100.0;
     const double hostBusy = in.hostBusyFraction;
+    x.util = gpuUtil;
 
     if (gpuUtil < t.gpuUtilBelowPct / 100.0 && hostBusy > t.hostBusyAbove)
         b.dataWait = stepT * (1.0 - gpuUtil) * hostBusy;
+    else
+        x.gates[1] = BucketGate::DataWaitNotMet;
     b.hostGap = stepT * (1.0 - gpuUtil) * (1.0 - hostBusy);
     b.commExcess = in.commExcessS;
 
@@ -100,20 +123,45 @@ WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t)
         const qint64 denom = in.fp16Ns + in.bf16Ns;
         if (denom > 0)
             b.precisionPath = (double(in.fp16Ns) / double(denom)) * stepT * gpuUtil * t.precisionWeight;
+        else
+            x.gates[5] = BucketGate::NoPrecisionTaggedTime;
+    } else {
+        x.gates[5] = BucketGate::PrecisionFastPath;
     }
 
-    if (in.hbmPeakGb && *in.hbmPeakGb > 0.0 && t.hbmCapacityGb > 0.0) {
+    if (!(in.hbmPeakGb && *in.hbmPeakGb > 0.0)) {
+        x.gates[4] = BucketGate::NoHbmTelemetry;
+    } else if (!(t.hbmCapacityGb > 0.0)) {
+        x.gates[4] = BucketGate::NoHbmCapacity;
+    } else {
         const double utilisation = *in.hbmPeakGb / t.hbmCapacityGb;
         const double target = t.hbmTargetPct / 100.0;
+        x.hbmUsed = utilisation;
+        x.hbmTarget = target;
         if (utilisation < target) {
             const double slack = (target - utilisation) / target;
+            x.hbmSlack = slack;
             b.memoryHeadroom = slack * stepT * t.headroomWeight;
+        } else {
+            x.gates[4] = BucketGate::HbmNotBelowTarget;
         }
     }
 
     const double spent = b.dataWait + b.hostGap + b.commExcess + b.kernelShape + b.precisionPath + b.memoryHeadroom;
-    b.usefulGpu = std::max(0.0, stepT - spent);
+    x.spentS = spent;
+    const double leftover = std::max(0.0, stepT - spent);
+    if (profile == HeuristicsProfile::Workbench && !in.gpuUtilKnown) {
+        b.unattributed = leftover;
+        x.gates[0] = BucketGate::UtilNotMeasured;
+    } else {
+        b.usefulGpu = leftover;
+    }
     return b;
+}
+
+WasteBudget computeWasteBudget(const BudgetInputs &inputs, const Thresholds &thresholds)
+{
+    return computeWasteBudget(inputs, thresholds, HeuristicsProfile::Workbench);
 }
 
 } // namespace goblin

@@ -3,6 +3,7 @@
 /// computed once at load, so a threshold change never touches per-kernel data.
 
 #include <QString>
+#include <array>
 #include <optional>
 
 namespace goblin {
@@ -32,6 +33,49 @@ struct Thresholds {
     bool operator==(const Thresholds &) const = default;
 };
 
+/// What computeWasteBudget decided for one bucket: it counted, or why it is 0.
+enum class BucketGate : quint8 {
+    Counted,                ///< the formula applied (its value may still be 0)
+    NoStepTime,             ///< step time <= 0: every bucket is 0
+    DataWaitNotMet,         ///< GPU util not below its threshold, or the host not busier than its threshold
+    NoHbmTelemetry,         ///< no (positive) HBM peak
+    NoHbmCapacity,          ///< capacity <= 0
+    HbmNotBelowTarget,      ///< peak / capacity is at or above the target
+    PrecisionFastPath,      ///< the workload runs bf16 or fp8
+    NoPrecisionTaggedTime,  ///< no fp16- or bf16-tagged kernel time
+    UtilNotMeasured,        ///< useful GPU, workbench profile: nothing measured utilisation
+};
+
+/// The operands the seven formulas used, exactly as computeWasteBudget used them; bucketFormula()
+/// prints these and evaluates nothing.
+struct BudgetTerms {
+    static constexpr int BucketCount = 7;
+    std::array<BucketGate, BucketCount> gates{};  ///< WasteBudget order
+    double stepS = 0.0;
+    double gpuUtilPct = 0.0;       ///< as given
+    double util = 0.0;             ///< gpuUtilPct / 100, the factor the formulas use
+    bool gpuUtilKnown = true;
+    double hostBusy = 0.0;
+    double gpuUtilBelowPct = 0.0;  ///< data-wait gate
+    double hostBusyAbove = 0.0;    ///< data-wait gate
+    double spentS = 0.0;           ///< sum of the six waste buckets
+    qint64 genericGemmNs = 0;
+    qint64 gemmNs = 0;             ///< 0: the divisor was 1 ns
+    qint64 fp16Ns = 0;
+    qint64 precisionDenomNs = 0;   ///< fp16 + bf16 time
+    double precisionWeight = 0.0;
+    Precision precision = Precision::None;
+    std::optional<double> hbmPeakGb;
+    double hbmCapacityGb = 0.0;
+    double hbmTargetPct = 0.0;
+    double hbmUsed = 0.0;          ///< peak / capacity
+    double hbmTarget = 0.0;        ///< target / 100
+    double hbmSlack = 0.0;         ///< (target − used) / target
+    double headroomWeight = 0.0;
+
+    bool operator==(const BudgetTerms &) const = default;
+};
+
 /// Seconds per training step in each bucket.
 struct WasteBudget {
     double usefulGpu = 0.0;
@@ -41,11 +85,17 @@ struct WasteBudget {
     double memoryHeadroom = 0.0;
     double precisionPath = 0.0;
     double kernelShape = 0.0;
+    /// Workbench profile, utilisation not measured: the leftover of the step that would have been
+    /// booked as useful GPU time. Not one of the seven buckets (report key `unattributed_s`).
+    double unattributed = 0.0;
+    BudgetTerms terms;  ///< how each bucket was computed (tooltips, the formula column)
 
-    static constexpr int BucketCount = 7;
+    static constexpr int BucketCount = BudgetTerms::BucketCount;
     double bucket(int index) const;           ///< in the order of bucketKey()
     static QString bucketKey(int index);      ///< "useful_gpu", "data_wait", …
     static QString bucketLabel(int index);    ///< "Useful GPU", "Data wait", …
+    /// True when the leftover went to `unattributed` instead of useful GPU.
+    bool hasUnattributed() const { return terms.gates[0] == BucketGate::UtilNotMeasured; }
     bool operator==(const WasteBudget &) const = default;
 };
 
@@ -66,7 +116,12 @@ struct BudgetInputs {
 };
 
 /// The reference's seven-bucket formulas (profile_parser._waste_budget), with its constants
-/// replaced by the thresholds. Pure and cheap: a handful of floating-point operations.
+/// replaced by the thresholds, and the terms each bucket was computed from. Pure and cheap: a
+/// handful of floating-point operations. In the workbench profile, inputs with !gpuUtilKnown book
+/// the leftover as `unattributed` instead of useful GPU; the reference profile ignores the flag.
+WasteBudget computeWasteBudget(const BudgetInputs &inputs, const Thresholds &thresholds, HeuristicsProfile profile);
+/// The workbench profile's budget (the reference profile differs only for !gpuUtilKnown, which
+/// the reference's analysis never sets).
 WasteBudget computeWasteBudget(const BudgetInputs &inputs, const Thresholds &thresholds);
 
 } // namespace goblin

@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "exportfile.h"
+#include "thresholds.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -66,8 +67,13 @@ QJsonObject classJson(quint64 calls, qint64 ns)
 
 QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
 {
+    return buildReport(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds));
+}
+
+QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                        const RunMetrics &m)
+{
     const ProfileAnalysis &a = run.profile(profile);
-    const RunMetrics m = computeMetrics(a, thresholds);
     StrictNumbers num;
 
     QJsonArray top;
@@ -78,6 +84,11 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
     for (int i = 0; i < WasteBudget::BucketCount; ++i)
         budget.insert(WasteBudget::bucketKey(i),
                       num(m.wasteBudget.bucket(i), QStringLiteral("metrics.waste_budget.") + WasteBudget::bucketKey(i)));
+    // Workbench only (the reference's RunMetrics has no such key): the rest of the step when
+    // nothing measured GPU utilisation, which useful_gpu then does not claim. 0 when measured.
+    if (profile == HeuristicsProfile::Workbench)
+        budget.insert(QStringLiteral("unattributed_s"),
+                      num(m.wasteBudget.unattributed, QStringLiteral("metrics.waste_budget.unattributed_s")));
 
     QJsonObject metrics{
         {QStringLiteral("steps"), m.steps},
@@ -96,12 +107,6 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
     };
 
     QJsonObject thresholdsJson{
-        {QStringLiteral("gpu_util_below_pct"), num(thresholds.gpuUtilBelowPct, QStringLiteral("thresholds.gpu_util_below_pct"))},
-        {QStringLiteral("host_busy_above"), num(thresholds.hostBusyAbove, QStringLiteral("thresholds.host_busy_above"))},
-        {QStringLiteral("hbm_target_pct"), num(thresholds.hbmTargetPct, QStringLiteral("thresholds.hbm_target_pct"))},
-        {QStringLiteral("hbm_capacity_gb"), num(thresholds.hbmCapacityGb, QStringLiteral("thresholds.hbm_capacity_gb"))},
-        {QStringLiteral("precision_weight"), num(thresholds.precisionWeight, QStringLiteral("thresholds.precision_weight"))},
-        {QStringLiteral("headroom_weight"), num(thresholds.headroomWeight, QStringLiteral("thresholds.headroom_weight"))},
         {QStringLiteral("precision"), precisionName(thresholds.precision)},
         {QStringLiteral("steps"), m.steps},
         {QStringLiteral("steps_source"), thresholds.steps ? QStringLiteral("given")
@@ -110,6 +115,9 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
                                              : a.stepsFound > 0 ? QStringLiteral("ProfilerStep events found")
                                                                 : QStringLiteral("default (10, no ProfilerStep events)")},
     };
+    for (const ThresholdDescriptor &d : thresholdDescriptors())
+        thresholdsJson.insert(d.jsonKeyText(),
+                              num(thresholds.*(d.member), QStringLiteral("thresholds.") + d.jsonKeyText()));
 
     QJsonArray inputs;
     for (const InputFileInfo &f : run.kernels.files)

@@ -447,7 +447,7 @@ RunMetrics computeMetrics(const ProfileAnalysis &analysis, const Thresholds &thr
 {
     RunMetrics m;
     m.steps = thresholds.steps.value_or(analysis.defaultSteps);
-    m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds);
+    m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds, analysis.profile);
     return m;
 }
 

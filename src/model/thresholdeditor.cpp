@@ -4,6 +4,7 @@
 
 #include <QUndoCommand>
 #include <algorithm>
+#include <cmath>
 
 namespace goblin {
 
@@ -52,32 +53,16 @@ private:
 
 ThresholdFieldInfo thresholdFieldInfo(ThresholdField field)
 {
+    if (const ThresholdDescriptor *d = thresholdDescriptor(field))
+        return {d->labelText(), d->unitText(), d->minimum, d->maximum, d->decimals, d->toolTipText()};
     switch (field) {
-    case ThresholdField::GpuUtilBelow:
-        return {QObject::tr("GPU util below"), QStringLiteral("%"), 0.0, 100.0, 1,
-                QObject::tr("Data wait counts only when mean GPU utilisation is below this")};
-    case ThresholdField::HostBusyAbove:
-        return {QObject::tr("Host busy above"), QString(), 0.0, 1.0, 2,
-                QObject::tr("Data wait counts only when the host is busier than this fraction of the step")};
-    case ThresholdField::HbmTarget:
-        return {QObject::tr("HBM target"), QStringLiteral("%"), 0.0, 100.0, 1,
-                QObject::tr("HBM peak below this share of capacity counts as memory headroom")};
-    case ThresholdField::HbmCapacity:
-        return {QObject::tr("HBM capacity"), QStringLiteral("GB"), 1.0, 1024.0, 1,
-                QObject::tr("Memory per GPU (MI300X: 192 GB)")};
-    case ThresholdField::PrecisionWeight:
-        return {QObject::tr("Precision weight"), QString(), 0.0, 1.0, 3,
-                QObject::tr("Share of fp16 kernel time recoverable by moving to bf16")};
-    case ThresholdField::HeadroomWeight:
-        return {QObject::tr("Headroom weight"), QString(), 0.0, 1.0, 3,
-                QObject::tr("Step-time share per unit of HBM slack")};
     case ThresholdField::Precision:
         return {QObject::tr("Precision"), QString(), 0.0, 0.0, 0,
                 QObject::tr("Workload precision: bf16 and fp8 skip the precision-path bucket")};
     case ThresholdField::Steps:
         return {QObject::tr("Steps"), QString(), 0.0, 1e6, 0,
                 QObject::tr("Labels the report; enters no bucket")};
-    case ThresholdField::All:
+    default:
         break;
     }
     return {QObject::tr("Thresholds"), QString(), 0.0, 0.0, 0, QString()};
@@ -85,55 +70,22 @@ ThresholdFieldInfo thresholdFieldInfo(ThresholdField field)
 
 double thresholdValue(const Thresholds &t, ThresholdField field)
 {
-    switch (field) {
-    case ThresholdField::GpuUtilBelow:
-        return t.gpuUtilBelowPct;
-    case ThresholdField::HostBusyAbove:
-        return t.hostBusyAbove;
-    case ThresholdField::HbmTarget:
-        return t.hbmTargetPct;
-    case ThresholdField::HbmCapacity:
-        return t.hbmCapacityGb;
-    case ThresholdField::PrecisionWeight:
-        return t.precisionWeight;
-    case ThresholdField::HeadroomWeight:
-        return t.headroomWeight;
-    case ThresholdField::Steps:
+    if (const ThresholdDescriptor *d = thresholdDescriptor(field))
+        return t.*(d->member);
+    if (field == ThresholdField::Steps)
         return t.steps ? double(*t.steps) : 0.0;
-    default:
-        return 0.0;
-    }
+    return 0.0;
 }
 
 Thresholds withThresholdValue(Thresholds t, ThresholdField field, double value)
 {
-    switch (field) {
-    case ThresholdField::GpuUtilBelow:
-        t.gpuUtilBelowPct = value;
-        break;
-    case ThresholdField::HostBusyAbove:
-        t.hostBusyAbove = value;
-        break;
-    case ThresholdField::HbmTarget:
-        t.hbmTargetPct = value;
-        break;
-    case ThresholdField::HbmCapacity:
-        t.hbmCapacityGb = value;
-        break;
-    case ThresholdField::PrecisionWeight:
-        t.precisionWeight = value;
-        break;
-    case ThresholdField::HeadroomWeight:
-        t.headroomWeight = value;
-        break;
-    case ThresholdField::Steps:
+    if (const ThresholdDescriptor *d = thresholdDescriptor(field)) {
+        t.*(d->member) = value;
+    } else if (field == ThresholdField::Steps) {
         if (value >= 1.0)
             t.steps = int(value);
         else
             t.steps.reset();
-        break;
-    default:
-        break;
     }
     return t;
 }
@@ -166,6 +118,8 @@ void ThresholdEditor::change(const Thresholds &thresholds, ThresholdField field)
 
 void ThresholdEditor::changeValue(ThresholdField field, double value)
 {
+    if (std::isnan(value))
+        return;  // no position on any scale: not an edit
     const ThresholdFieldInfo info = thresholdFieldInfo(field);
     change(withThresholdValue(m_live->thresholds(), field, std::clamp(value, info.minimum, info.maximum)), field);
 }

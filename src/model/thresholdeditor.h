@@ -1,7 +1,7 @@
 #pragma once
 /// \file Undoable threshold changes shared by the panel's sliders and the charts' draggable lines.
 
-#include "heuristics.h"
+#include "thresholds.h"
 
 #include <QObject>
 #include <QString>
@@ -11,20 +11,6 @@ namespace goblin {
 
 class LiveAnalysis;
 
-/// The knobs of Thresholds, in the order the panel shows them.
-enum class ThresholdField {
-    GpuUtilBelow,
-    HostBusyAbove,
-    HbmTarget,
-    HbmCapacity,
-    PrecisionWeight,
-    HeadroomWeight,
-    Precision,
-    Steps,
-    All,  ///< reset to defaults, restore: never merged
-};
-inline constexpr int kNumericThresholdFieldCount = 6;  ///< GpuUtilBelow … HeadroomWeight
-
 struct ThresholdFieldInfo {
     QString label;
     QString unit;     ///< "%", "GB" or empty
@@ -33,6 +19,7 @@ struct ThresholdFieldInfo {
     int decimals = 2;
     QString toolTip;  ///< where the knob enters the budget
 };
+/// Numeric fields read thresholdDescriptors(); Precision and Steps are described here.
 ThresholdFieldInfo thresholdFieldInfo(ThresholdField field);
 
 /// The value of a numeric field (GpuUtilBelow … HeadroomWeight).
@@ -53,7 +40,8 @@ public:
     LiveAnalysis *live() const { return m_live; }
 
     void change(const Thresholds &thresholds, ThresholdField field);
-    /// change() of one numeric field, clamped to its range.
+    /// change() of one numeric field, clamped to its range: the only clamp between a control or
+    /// a dragged line and the thresholds.
     void changeValue(ThresholdField field, double value);
     void endGesture();
     void resetToDefaults();

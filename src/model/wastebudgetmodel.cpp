@@ -11,11 +11,8 @@ WasteBudgetModel::WasteBudgetModel(QObject *parent)
 {
 }
 
-void WasteBudgetModel::setResult(const BudgetInputs &inputs, const Thresholds &thresholds, const WasteBudget &budget,
-                                 HeuristicsProfile profile)
+void WasteBudgetModel::setResult(const WasteBudget &budget, HeuristicsProfile profile)
 {
-    m_inputs = inputs;
-    m_thresholds = thresholds;
     m_budget = budget;
     m_profile = profile;
     m_valid = true;
@@ -24,20 +21,19 @@ void WasteBudgetModel::setResult(const BudgetInputs &inputs, const Thresholds &t
 
 void WasteBudgetModel::clear()
 {
-    m_inputs = {};
     m_budget = {};
     m_valid = false;
     emit dataChanged(index(0, SecondsColumn), index(RowCount - 1, ColumnCount - 1));
 }
 
-double WasteBudgetModel::seconds(int row) const
+bool WasteBudgetModel::rowShown(int row) const
 {
-    return row == kStepTimeRow ? m_inputs.stepTimeS : m_budget.bucket(row);
+    return row != kUnattributedRow || (m_valid && m_budget.hasUnattributed());
 }
 
 QString WasteBudgetModel::formula(int row) const
 {
-    return m_valid ? bucketFormula(row, m_inputs, m_thresholds, m_budget, m_profile) : QString();
+    return m_valid ? bucketFormula(row, m_budget, m_profile) : QString();
 }
 
 int WasteBudgetModel::rowCount(const QModelIndex &parent) const
@@ -55,9 +51,12 @@ QVariant WasteBudgetModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const int row = index.row();
-    const double stepT = m_inputs.stepTimeS;
-    const double pct = stepT > 0.0 ? 100.0 * seconds(row) / stepT : 0.0;
+    const double stepT = stepTimeS();
+    const double seconds = budgetRowSeconds(m_budget, row);
+    const double pct = stepT > 0.0 ? 100.0 * seconds / stepT : 0.0;
     switch (role) {
+    case ShownRole:
+        return rowShown(row);
     case FormulaRole:
         return formula(row);
     case Qt::ToolTipRole:
@@ -78,11 +77,11 @@ QVariant WasteBudgetModel::data(const QModelIndex &index, int role) const
     const bool display = role == Qt::DisplayRole;
     switch (index.column()) {
     case BucketColumn:
-        return row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row);
+        return budgetRowLabel(row);
     case SecondsColumn:
         if (!m_valid)
             return display ? QVariant(QString()) : QVariant(0.0);
-        return display ? QVariant(formatSeconds(seconds(row))) : QVariant(seconds(row));
+        return display ? QVariant(formatSeconds(seconds)) : QVariant(seconds);
     case PercentColumn:
         if (!m_valid)
             return display ? QVariant(QString()) : QVariant(0.0);

@@ -97,13 +97,12 @@ QModelIndex WorkbenchSession::currentKernelRoot() const
 
 void WorkbenchSession::updateBudgetModel()
 {
-    const ProfileAnalysis *analysis = m_live->analysis();
-    if (!analysis) {
+    // The one route from a recompute to the budget views: the table and the chart both view m_budget.
+    if (!m_live->analysis()) {
         m_budget->clear();
         return;
     }
-    m_budget->setResult(analysis->budgetInputs, m_live->thresholds(), m_live->metrics().wasteBudget,
-                        m_live->profile());
+    m_budget->setResult(m_live->metrics().wasteBudget, m_live->profile());
 }
 
 } // namespace goblin

@@ -2,6 +2,7 @@
 
 #include "budgetformula.h"
 #include "formatting.h"
+#include "modelroles.h"
 #include "plotstyle.h"
 
 #include <QBarCategoryAxis>
@@ -46,7 +47,7 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
     m_base->setPen(Qt::NoPen);
     m_series->append(m_base);
     for (int row = 0; row < RowCount; ++row) {
-        auto *set = new QBarSet(row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row));
+        auto *set = new QBarSet(budgetRowLabel(row));
         m_sets[std::size_t(row)] = set;
         m_series->append(set);
         connect(set, &QBarSet::hovered, this, [this, row](bool status, int index) {
@@ -54,20 +55,8 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
                 emit rowHovered(row, status);
         });
     }
-    QList<qreal> zeros(RowCount, 0.0);
-    m_base->append(zeros);
-    for (QBarSet *set : m_sets)
-        set->append(zeros);
     m_series->setBarWidth(0.7);
     addSeries(m_series);
-
-    QStringList categories;
-    for (int category = 0; category < RowCount; ++category) {
-        const int row = RowCount - 1 - category;
-        m_labels[std::size_t(row)] = row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row);
-        categories << m_labels[std::size_t(row)];
-    }
-    m_categoryAxis->append(categories);
     addAxis(m_categoryAxis, Qt::AlignLeft);
     m_series->attachAxis(m_categoryAxis);
 
@@ -85,31 +74,90 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
     m_percentAxis->setTitleText(tr("% of step"));
     addAxis(m_percentAxis, Qt::AlignTop);
 
-    clearBudget();
+    showEmpty();
 }
 
-void BudgetChart::setBudget(const WasteBudget &budget, const BudgetInputs &inputs, const Thresholds &thresholds,
-                            HeuristicsProfile profile)
+void BudgetChart::setModel(WasteBudgetModel *model)
 {
-    const double stepT = inputs.stepTimeS;
+    if (model == m_model)
+        return;
+    for (const QMetaObject::Connection &c : {m_changed, m_reset, m_destroyed})
+        disconnect(c);
+    m_model = model;
+    if (m_model) {
+        m_changed = connect(m_model, &QAbstractItemModel::dataChanged, this, &BudgetChart::refresh);
+        m_reset = connect(m_model, &QAbstractItemModel::modelReset, this, &BudgetChart::refresh);
+        m_destroyed = connect(m_model, &QObject::destroyed, this, [this] {
+            m_model = nullptr;
+            showEmpty();
+        });
+    }
+    refresh();
+}
+
+int BudgetChart::categoryOf(int row) const
+{
+    const auto it = std::find(m_shownRows.begin(), m_shownRows.end(), row);
+    return it == m_shownRows.end() ? -1 : int(m_shownRows.end() - it) - 1;  // the top row is the last category
+}
+
+void BudgetChart::setShownRows(const std::vector<int> &rows)
+{
+    if (rows == m_shownRows)
+        return;
+    // Rare (run or profile change): rebuild the categories and the value slots.
+    m_shownRows = rows;
+    const int count = int(rows.size());
+    const QList<qreal> zeros(count, 0.0);
+    for (QBarSet *set : m_sets) {
+        set->remove(0, set->count());
+        set->append(zeros);
+    }
+    m_base->remove(0, m_base->count());
+    m_base->append(zeros);
+    m_categoryAxis->clear();
+    m_labels = {};
+    QStringList categories;
+    for (int category = 0; category < count; ++category) {
+        const int row = rows[std::size_t(count - 1 - category)];
+        m_labels[std::size_t(row)] = budgetRowLabel(row);
+        categories << m_labels[std::size_t(row)];
+    }
+    m_categoryAxis->append(categories);
+}
+
+void BudgetChart::refresh()
+{
+    if (!m_model || !m_model->hasResult()) {
+        showEmpty();
+        return;
+    }
+    ++m_refreshes;
+    std::vector<int> rows;
+    for (int row = 0; row < RowCount; ++row)
+        if (m_model->index(row, WasteBudgetModel::BucketColumn).data(WasteBudgetModel::ShownRole).toBool())
+            rows.push_back(row);
+    setShownRows(rows);
+
+    const double stepT = m_model->stepTimeS();
     m_unitPerSecond = stepT >= 1.0 ? 1.0 : 1e3;
     std::array<QString, RowCount> labels;
     double running = 0.0;
-    for (int row = 0; row < RowCount; ++row) {
+    for (int row : m_shownRows) {
         const bool isStep = row == kStepTimeRow;
-        const double seconds = isStep ? stepT : budget.bucket(row);
+        const double seconds = m_model->index(row, WasteBudgetModel::SecondsColumn).data(RawValueRole).toDouble();
         const double base = isStep ? 0.0 : running;
         if (!isStep)
             running += seconds;
         m_base->replace(categoryOf(row), base * m_unitPerSecond);
         m_sets[std::size_t(row)]->replace(categoryOf(row), seconds * m_unitPerSecond);
-        const QString name = isStep ? tr("Step time") : WasteBudget::bucketLabel(row);
+        const QString name = budgetRowLabel(row);
         labels[std::size_t(row)] =
             stepT > 0.0 ? QStringLiteral("%1  %2").arg(name, formatPercent(100.0 * seconds / stepT)) : name;
-        m_formulas[std::size_t(row)] = bucketFormula(row, inputs, thresholds, budget, profile);
     }
     updateCategories(labels);
 
+    const HeuristicsProfile profile = m_model->profile();
     const double extentS = std::max(stepT, running);
     const double maxUnits = extentS > 0.0 ? extentS * 1.04 * m_unitPerSecond : 1.0;
     m_timeAxis->setRange(0.0, maxUnits);
@@ -122,14 +170,18 @@ void BudgetChart::setBudget(const WasteBudget &budget, const BudgetInputs &input
                          : tr("Waste budget · no step time · %1").arg(profileName(profile)));
 }
 
-void BudgetChart::clearBudget()
+void BudgetChart::showEmpty()
 {
+    std::vector<int> rows;
+    for (int row = 0; row < RowCount; ++row)
+        if (row != kUnattributedRow)
+            rows.push_back(row);
+    setShownRows(rows);
     std::array<QString, RowCount> labels;
-    for (int row = 0; row < RowCount; ++row) {
+    for (int row : m_shownRows) {
         m_base->replace(categoryOf(row), 0.0);
         m_sets[std::size_t(row)]->replace(categoryOf(row), 0.0);
-        labels[std::size_t(row)] = row == kStepTimeRow ? tr("Step time") : WasteBudget::bucketLabel(row);
-        m_formulas[std::size_t(row)].clear();
+        labels[std::size_t(row)] = budgetRowLabel(row);
     }
     updateCategories(labels);
     m_timeAxis->setRange(0.0, 1.0);
@@ -140,7 +192,7 @@ void BudgetChart::clearBudget()
 
 void BudgetChart::updateCategories(const std::array<QString, RowCount> &labels)
 {
-    for (int row = 0; row < RowCount; ++row) {
+    for (int row : m_shownRows) {
         QString &current = m_labels[std::size_t(row)];
         if (current != labels[std::size_t(row)]) {
             m_categoryAxis->replace(current, labels[std::size_t(row)]);
@@ -171,19 +223,27 @@ void BudgetChart::applyPalette(const QPalette &palette)
     for (int row = 0; row < RowCount; ++row) {
         QBarSet *set = m_sets[std::size_t(row)];
         const QColor color = bucketColor(row, palette);
-        set->setBrush(color);
+        // Not measured is hatched: a share of the step nobody measured, not a bucket.
+        set->setBrush(row == kUnattributedRow ? QBrush(color, Qt::BDiagPattern) : QBrush(color));
         set->setPen(QPen(color.darker(130), 1));
     }
 }
 
 double BudgetChart::valueSeconds(int row) const
 {
-    return m_sets[std::size_t(row)]->at(categoryOf(row)) / m_unitPerSecond;
+    const int category = categoryOf(row);
+    return category < 0 ? 0.0 : m_sets[std::size_t(row)]->at(category) / m_unitPerSecond;
 }
 
 double BudgetChart::baseSeconds(int row) const
 {
-    return m_base->at(categoryOf(row)) / m_unitPerSecond;
+    const int category = categoryOf(row);
+    return category < 0 ? 0.0 : m_base->at(category) / m_unitPerSecond;
+}
+
+QString BudgetChart::formula(int row) const
+{
+    return m_model ? m_model->index(row, WasteBudgetModel::FormulaColumn).data(FormulaRole).toString() : QString();
 }
 
 QString BudgetChart::categoryLabel(int row) const
@@ -201,11 +261,11 @@ BudgetChartView::BudgetChartView(QWidget *parent)
     setMouseTracking(true);
     m_chart->applyPalette(palette());
     connect(m_chart, &BudgetChart::rowHovered, this, [this](int row, bool entered) {
-        if (entered && !m_chart->formula(row).isEmpty())
+        const QString formula = entered ? m_chart->formula(row) : QString();  // printed now, on hover
+        if (!formula.isEmpty())
             QToolTip::showText(QCursor::pos(),
                                QStringLiteral("<b>%1</b><br/>%2")
-                                   .arg(m_chart->categoryLabel(row).toHtmlEscaped(),
-                                        m_chart->formula(row).toHtmlEscaped()),
+                                   .arg(m_chart->categoryLabel(row).toHtmlEscaped(), formula.toHtmlEscaped()),
                                this);
         else
             QToolTip::hideText();

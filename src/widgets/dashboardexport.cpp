@@ -8,7 +8,8 @@
 #include "plotstyle.h"
 #include "report.h"
 #include "telemetryplot.h"
-#include "thresholdeditor.h"
+#include "thresholds.h"
+#include "wastebudgetmodel.h"
 
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
@@ -41,11 +42,11 @@ int drawLine(QPainter &p, const QRect &rect, const QString &text, const QFont &f
     return fm.height();
 }
 
-void paintBudgetChart(QPainter &p, const QRect &target, const RunAnalysis &run, const ProfileAnalysis &analysis,
-                      const Thresholds &thresholds, HeuristicsProfile profile, const RunMetrics &metrics,
+void paintBudgetChart(QPainter &p, const QRect &target, HeuristicsProfile profile, const RunMetrics &metrics,
                       const QPalette &palette)
 {
-    Q_UNUSED(run)
+    WasteBudgetModel model;  // declared before the scene, so it outlives the chart that views it
+    model.setResult(metrics.wasteBudget, profile);
     QGraphicsScene scene;
     auto *chart = new BudgetChart;  // owned by the scene
     scene.addItem(chart);
@@ -55,7 +56,7 @@ void paintBudgetChart(QPainter &p, const QRect &target, const RunAnalysis &run, 
         axis->setLabelsFont(pixelFont(12));
         axis->setTitleFont(pixelFont(12));
     }
-    chart->setBudget(metrics.wasteBudget, analysis.budgetInputs, thresholds, profile);
+    chart->setModel(&model);
     chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
     if (chart->layout())
         chart->layout()->activate();
@@ -83,9 +84,14 @@ void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, co
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                             double dpr)
 {
+    return renderDashboardImage(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds), dpr);
+}
+
+QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                            const RunMetrics &metrics, double dpr)
+{
     const QPalette palette = exportPalette();
     const ProfileAnalysis &analysis = run.profile(profile);
-    const RunMetrics metrics = computeMetrics(analysis, thresholds);
     const BudgetInputs &in = analysis.budgetInputs;
     const WasteBudget &budget = metrics.wasteBudget;
 
@@ -118,8 +124,7 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     const int leftWidth = width - rightWidth - kMargin;
     const int bottom = logical.height() - kMargin - 18;
     const int chartHeight = 360;
-    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), run, analysis, thresholds, profile, metrics,
-                     palette);
+    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), profile, metrics, palette);
     paintTelemetry(p, QRect(kMargin, y + chartHeight + 12, leftWidth, bottom - (y + chartHeight + 12)), run,
                    analysis, thresholds, palette, dpr);
 
@@ -150,14 +155,17 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Waste budget per step"), heading) + 4;
     rule();
     for (int i = 0; i <= kStepTimeRow; ++i) {
-        const double seconds = i == kStepTimeRow ? in.stepTimeS : budget.bucket(i);
+        if (i == kUnattributedRow && !budget.hasUnattributed())
+            continue;
+        const double seconds = budgetRowSeconds(budget, i);
         const double pct = in.stepTimeS > 0.0 ? 100.0 * seconds / in.stepTimeS : 0.0;
         if (i == kStepTimeRow)
             rule();
         if (i < kStepTimeRow)
-            p.fillRect(QRect(x, ry + bodyMetrics.height() / 2 - 5, 10, 10), bucketColor(i, palette));
-        row(i == kStepTimeRow ? QStringLiteral("Step time") : WasteBudget::bucketLabel(i), formatSeconds(seconds),
-            formatPercent(pct), 16);
+            p.fillRect(QRect(x, ry + bodyMetrics.height() / 2 - 5, 10, 10),
+                       i == kUnattributedRow ? QBrush(bucketColor(i, palette), Qt::BDiagPattern)
+                                             : QBrush(bucketColor(i, palette)));
+        row(budgetRowLabel(i), formatSeconds(seconds), formatPercent(pct), 16);
     }
     ry += 14;
 
@@ -177,12 +185,10 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     ry += drawLine(p, QRect(x, ry, rightWidth, 0),
                    QStringLiteral("Thresholds (%1 profile)").arg(profileName(profile)), heading) + 4;
     rule();
-    for (int i = 0; i < kNumericThresholdFieldCount; ++i) {
-        const auto field = ThresholdField(i);
-        const ThresholdFieldInfo info = thresholdFieldInfo(field);
-        const QString value = formatNumber(thresholdValue(thresholds, field), info.decimals)
-            + (info.unit.isEmpty() ? QString() : QLatin1Char(' ') + info.unit);
-        row(info.label, value);
+    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
+        const QString value = formatNumber(thresholds.*(d.member), d.decimals)
+            + (d.unitText().isEmpty() ? QString() : QLatin1Char(' ') + d.unitText());
+        row(d.labelText(), value);
     }
     row(QStringLiteral("Precision"), precisionName(thresholds.precision));
     row(QStringLiteral("Steps"), QString::number(metrics.steps));
@@ -201,7 +207,11 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
         }
     };
     sourced(QStringLiteral("Step time"), formatSeconds(analysis.stepTimeS), analysis.stepTimeSource);
-    sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
+    if (budget.hasUnattributed())
+        sourced(QStringLiteral("GPU utilisation"), QStringLiteral("not measured"),
+                QStringLiteral("no telemetry and no kernel timeline in this run"));
+    else
+        sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
     sourced(QStringLiteral("Host busy"), formatNumber(in.hostBusyFraction, 2), analysis.hostBusySource);
     row(QStringLiteral("HBM peak"), in.hbmPeakGb ? formatGb(*in.hbmPeakGb) : QStringLiteral("—"));
     row(QStringLiteral("Tokens per second"), formatNumber(analysis.tokensPerSec, 0));
@@ -224,7 +234,13 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
 bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                         const QString &path, QString *error)
 {
-    const QImage image = renderDashboardImage(run, profile, thresholds, kDashboardPixelRatio);
+    return renderDashboardPng(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds), path, error);
+}
+
+bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                        const RunMetrics &metrics, const QString &path, QString *error)
+{
+    const QImage image = renderDashboardImage(run, profile, thresholds, metrics, kDashboardPixelRatio);
     QString encodeError;
     const bool written = writeExportFile(
         path,
@@ -238,6 +254,12 @@ bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const
     if (!written && error && !encodeError.isEmpty())
         *error = encodeError;
     return written;
+}
+
+bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                      const RunMetrics &metrics, const QString &path, QString *error)
+{
+    return writeReportJson(buildReport(run, profile, thresholds, metrics), path, error);
 }
 
 bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,

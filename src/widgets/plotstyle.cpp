@@ -40,6 +40,8 @@ QColor bucketColor(int index, const QPalette &palette)
     };
     if (index >= 0 && index < WasteBudget::BucketCount)
         return colors[index];
+    if (index == WasteBudget::BucketCount)
+        return QColor(0x99, 0x99, 0x99);  // not measured: grey (drawn hatched)
     return palette.color(QPalette::Dark);
 }
 

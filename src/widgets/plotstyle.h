@@ -15,7 +15,7 @@ bool isDarkPalette(const QPalette &palette);
 /// The light palette exported images use whatever the desktop theme is.
 QPalette exportPalette();
 
-/// Colour of budget bucket `index` (WasteBudget order; kStepTimeRow = step time).
+/// Colour of budget row `index` (WasteBudget order; kUnattributedRow grey; kStepTimeRow = step time).
 QColor bucketColor(int index, const QPalette &palette);
 /// Colour of the `index`-th series (one per GPU).
 QColor seriesColor(int index);

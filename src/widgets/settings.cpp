@@ -1,5 +1,7 @@
 #include "settings.h"
 
+#include "thresholds.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QSettings>
@@ -13,12 +15,7 @@ constexpr auto WindowGeometry = "window/geometry";
 constexpr auto WindowState = "window/state";
 constexpr auto WindowStateVersion = "window/stateVersion";
 constexpr auto ThresholdsSaved = "thresholds/saved";
-constexpr auto GpuUtilBelowPct = "thresholds/gpuUtilBelowPct";
-constexpr auto HostBusyAbove = "thresholds/hostBusyAbove";
-constexpr auto HbmTargetPct = "thresholds/hbmTargetPct";
-constexpr auto HbmCapacityGb = "thresholds/hbmCapacityGb";
-constexpr auto PrecisionWeight = "thresholds/precisionWeight";
-constexpr auto HeadroomWeight = "thresholds/headroomWeight";
+// the numeric knobs' keys are in thresholdDescriptors()
 constexpr auto Precision = "thresholds/precision";
 constexpr auto Steps = "thresholds/steps";  // 0 = profile default
 constexpr auto Profile = "thresholds/profile";
@@ -122,12 +119,11 @@ std::optional<Thresholds> Settings::lastThresholds() const
         const double value = m_settings->value(key(name)).toDouble(&ok);
         return ok && std::isfinite(value) ? value : fallback;
     };
-    t.gpuUtilBelowPct = number(Key::GpuUtilBelowPct, defaults.gpuUtilBelowPct);
-    t.hostBusyAbove = number(Key::HostBusyAbove, defaults.hostBusyAbove);
-    t.hbmTargetPct = number(Key::HbmTargetPct, defaults.hbmTargetPct);
-    t.hbmCapacityGb = number(Key::HbmCapacityGb, defaults.hbmCapacityGb);
-    t.precisionWeight = number(Key::PrecisionWeight, defaults.precisionWeight);
-    t.headroomWeight = number(Key::HeadroomWeight, defaults.headroomWeight);
+    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
+        // Out of range (hand-edited, or saved by an older version) is treated like unreadable.
+        const double value = number(d.settingsKey, d.defaultValue());
+        t.*(d.member) = d.contains(value) ? value : d.defaultValue();
+    }
     t.precision = precisionFromName(m_settings->value(key(Key::Precision)).toString()).value_or(defaults.precision);
     const int steps = m_settings->value(key(Key::Steps), 0).toInt();
     if (steps > 0)
@@ -138,12 +134,8 @@ std::optional<Thresholds> Settings::lastThresholds() const
 void Settings::setLastThresholds(const Thresholds &t)
 {
     m_settings->setValue(key(Key::ThresholdsSaved), true);
-    m_settings->setValue(key(Key::GpuUtilBelowPct), t.gpuUtilBelowPct);
-    m_settings->setValue(key(Key::HostBusyAbove), t.hostBusyAbove);
-    m_settings->setValue(key(Key::HbmTargetPct), t.hbmTargetPct);
-    m_settings->setValue(key(Key::HbmCapacityGb), t.hbmCapacityGb);
-    m_settings->setValue(key(Key::PrecisionWeight), t.precisionWeight);
-    m_settings->setValue(key(Key::HeadroomWeight), t.headroomWeight);
+    for (const ThresholdDescriptor &d : thresholdDescriptors())
+        m_settings->setValue(d.settingsKeyText(), t.*(d.member));
     m_settings->setValue(key(Key::Precision), precisionName(t.precision));
     m_settings->setValue(key(Key::Steps), t.steps.value_or(0));
 }

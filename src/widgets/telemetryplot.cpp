@@ -350,11 +350,12 @@ QPointF TelemetryPlot::linePosition(Line line) const
 double TelemetryPlot::valueAt(Line line, const QPointF &pos) const
 {
     switch (line) {
+    // Not clamped: the ThresholdEditor clamps every edit to the knob's range, once.
     case Line::GpuUtil:
-        return std::clamp(m_utilRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y()), 0.0, 100.0);
+        return m_utilRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
     case Line::HbmTarget: {
         const double gb = m_hbmRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
-        return m_capacityGb > 0.0 ? std::clamp(100.0 * gb / m_capacityGb, 0.0, 100.0) : m_hbmTargetPct;
+        return m_capacityGb > 0.0 ? 100.0 * gb / m_capacityGb : m_hbmTargetPct;
     }
     case Line::None:
         break;
@@ -376,11 +377,8 @@ void TelemetryPlot::dragLineTo(const QPointF &pos)
     if (m_drag == Line::None)
         return;
     const double value = valueAt(m_drag, pos);
-    // Move our own line at once; the round trip through the editor confirms the same value.
-    if (m_drag == Line::GpuUtil)
-        setThresholds(value, m_hbmTargetPct, m_capacityGb);
-    else
-        setThresholds(m_utilPct, value, m_capacityGb);
+    // The line does not move itself: the value goes to the ThresholdEditor (which clamps it) and
+    // comes back, synchronously, through LiveAnalysis::thresholdsChanged and setThresholds().
     emit thresholdDragged(m_drag == Line::GpuUtil ? ThresholdField::GpuUtilBelow : ThresholdField::HbmTarget, value);
 }
 

@@ -72,6 +72,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     QFont verdictFont = m_verdict->font();
     verdictFont.setBold(true);
     m_verdict->setFont(verdictFont);
+    m_budgetChart->setModel(session->budget());
     m_budgetTable->setModel(session->budget());
     m_budgetTable->setItemDelegateForColumn(WasteBudgetModel::PercentColumn, new PercentBarDelegate(m_budgetTable));
     m_budgetTable->setColumnHidden(WasteBudgetModel::FormulaColumn, true);
@@ -184,7 +185,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     connect(session, &WorkbenchSession::currentRunChanged, this, &WorkbenchView::onRunChanged);
     connect(live, &LiveAnalysis::profileChanged, this, &WorkbenchView::onProfileChanged);
     connect(live, &LiveAnalysis::thresholdsChanged, this, &WorkbenchView::onThresholdsChanged);
-    connect(live, &LiveAnalysis::metricsChanged, this, &WorkbenchView::onMetricsChanged);
+    // The budget reaches the chart, the table and the verdict by one route: the session's budget model.
+    connect(session->budget(), &QAbstractItemModel::dataChanged, this, &WorkbenchView::onBudgetChanged);
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
     // Few rows (parsers cap repeated diagnostics), so whole messages can wrap.
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, m_diagnosticsTable,
@@ -197,7 +199,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
 
     onRunChanged();
     onThresholdsChanged();
-    onMetricsChanged();
+    onBudgetChanged();
 }
 
 void WorkbenchView::focusSearch()
@@ -248,19 +250,15 @@ void WorkbenchView::onThresholdsChanged()
     m_hostGauge->setThreshold(t.hostBusyAbove);
 }
 
-void WorkbenchView::onMetricsChanged()
+void WorkbenchView::onBudgetChanged()
 {
-    LiveAnalysis *live = m_session->live();
-    const ProfileAnalysis *analysis = live->analysis();
-    BudgetChart *chart = m_budgetChart->budgetChart();
-    if (!analysis) {
-        chart->clearBudget();
+    const WasteBudgetModel *model = m_session->budget();
+    m_budgetTable->setRowHidden(kUnattributedRow, !model->rowShown(kUnattributedRow));
+    if (!model->hasResult()) {
         m_verdict->setText(tr("Open a run folder (File ▸ Open, or drop it here)."));
         return;
     }
-    const WasteBudget &budget = live->metrics().wasteBudget;
-    chart->setBudget(budget, analysis->budgetInputs, live->thresholds(), live->profile());
-    m_verdict->setText(budgetVerdict(budget, analysis->budgetInputs.stepTimeS));
+    m_verdict->setText(budgetVerdict(model->budget(), model->stepTimeS()));
 }
 
 void WorkbenchView::updateTabTitles()

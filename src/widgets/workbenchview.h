@@ -20,8 +20,9 @@ class ThresholdGauge;
 class WorkbenchSession;
 
 /// Views only: every number comes from the session's models and LiveAnalysis. A threshold
-/// change updates the budget chart (values replaced), the verdict, the budget table
-/// (dataChanged) and moves the threshold lines; nothing is reset or rebuilt.
+/// change moves the threshold lines at once (thresholdsChanged); its recompute reaches the budget
+/// chart, the budget table and the verdict through one route, the WasteBudgetModel's
+/// dataChanged; nothing is reset or rebuilt.
 class WorkbenchView : public QWidget
 {
     Q_OBJECT
@@ -50,7 +51,7 @@ private:
     void onRunChanged();
     void onProfileChanged();
     void onThresholdsChanged();
-    void onMetricsChanged();
+    void onBudgetChanged();
     void updateTabTitles();
 
     WorkbenchSession *m_session;
