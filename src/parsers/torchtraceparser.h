@@ -31,7 +31,6 @@ struct TorchTrace {
     TorchReading workbench;  ///< read right (see the engine issue, point 6)
     InputFileInfo file;      ///< the file the workbench read
     Diagnostics diagnostics;
-    GpuTimeline timeline;    ///< device events, steps and host-busy intervals (gputimeline.h)
     bool referenceFileFound = false;
     qint64 eventCount = 0;   ///< trace events seen
     int parallelRanges = 0;  ///< byte ranges read on other threads and counted (0: one pass)
