@@ -28,6 +28,25 @@ IntervalSet IntervalSet::unionOf(std::vector<TimeInterval> intervals)
     return s;
 }
 
+void IntervalSet::SortedBuilder::add(qint64 startNs, qint64 endNs)
+{
+    if (endNs <= startNs)
+        return;
+    if (!m_merged.empty() && startNs <= m_merged.back().endNs)
+        m_merged.back().endNs = std::max(m_merged.back().endNs, endNs);
+    else
+        m_merged.push_back({startNs, endNs});
+}
+
+IntervalSet IntervalSet::SortedBuilder::build()
+{
+    IntervalSet s;
+    s.m_intervals = std::move(m_merged);
+    m_merged = {};
+    s.finish();
+    return s;
+}
+
 IntervalSet IntervalSet::difference(const IntervalSet &a, const IntervalSet &b)
 {
     IntervalSet s;
@@ -192,8 +211,7 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
     std::vector<GpuEvent> events = dev.events;
     std::sort(events.begin(), events.end(), [](const GpuEvent &a, const GpuEvent &b) { return a.startNs < b.startNs; });
 
-    std::vector<TimeInterval> all, compute, comm, copies;
-    all.reserve(events.size());
+    IntervalSet::SortedBuilder all, compute, comm, copies;  // events are sorted by start
     std::vector<TimelineKernelStat> perName(file.names.size());
     std::vector<std::uint8_t> seen(file.names.size(), 0);
     qint64 backwards = 0, badNames = 0;
@@ -206,11 +224,10 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
         }
         out.firstNs = std::min(out.firstNs, e.startNs);
         out.lastNs = std::max(out.lastNs, e.endNs);
-        const TimeInterval iv{e.startNs, e.endNs};
-        all.push_back(iv);
+        all.add(e.startNs, e.endNs);
         if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset) {
             (e.kind == GpuEventKind::Memcpy ? out.memcpy : out.memset) += 1;
-            copies.push_back(iv);
+            copies.add(e.startNs, e.endNs);
             continue;
         }
         ++out.kernels;
@@ -219,15 +236,15 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
         out.zeroLengthKernels += d == 0 ? 1 : 0;
         if (e.nameId >= file.names.size()) {
             ++badNames;
-            compute.push_back(iv);
+            compute.add(e.startNs, e.endNs);
             continue;
         }
         const bool collective = e.nameId < classes.flags.size() && (classes.flags[e.nameId] & FlagCollective);
         if (collective) {
             ++out.commKernels;
-            comm.push_back(iv);
+            comm.add(e.startNs, e.endNs);
         } else {
-            compute.push_back(iv);
+            compute.add(e.startNs, e.endNs);
         }
         TimelineKernelStat &s = perName[e.nameId];
         s.calls += 1;
@@ -249,11 +266,13 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
                                 .arg(badNames)});
 
     DeviceSets s;
-    s.busy = IntervalSet::unionOf(std::move(all));
-    s.compute = IntervalSet::unionOf(std::move(compute));
-    s.comm = IntervalSet::unionOf(std::move(comm));
+    events.clear();
+    events.shrink_to_fit();  // the sorted copy is no longer needed
+    s.busy = all.build();
+    s.compute = compute.build();
+    s.comm = comm.build();
     s.exposedComm = IntervalSet::difference(s.comm, s.compute);
-    s.memcpy = IntervalSet::unionOf(std::move(copies));
+    s.memcpy = copies.build();
     s.idleHostBusy = IntervalSet::difference(hostBusy, s.busy);
     out.busyNs = s.busy.total();
     out.computeNs = s.compute.total();

@@ -22,6 +22,17 @@ public:
     IntervalSet() = default;
     /// Union of arbitrary intervals (any order, overlapping, empty ones dropped).
     static IntervalSet unionOf(std::vector<TimeInterval> intervals);
+    /// Intervals added in order of their start (as a sweep over sorted events gives them) are
+    /// merged on the fly: no copy of the events, no second sort.
+    class SortedBuilder
+    {
+    public:
+        void add(qint64 startNs, qint64 endNs);
+        IntervalSet build();
+
+    private:
+        std::vector<TimeInterval> m_merged;
+    };
     /// `a` minus `b`.
     static IntervalSet difference(const IntervalSet &a, const IntervalSet &b);
     /// `a` intersected with `b`.
