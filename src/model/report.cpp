@@ -2,6 +2,7 @@
 
 #include "exportfile.h"
 #include "thresholds.h"
+#include "timeline/timelinejson.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -177,7 +178,7 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
                                        {QStringLiteral("message"),
                                         QStringLiteral("%1 is not a finite number; written as null").arg(path)}});
 
-    return QJsonObject{
+    QJsonObject report{
         {QStringLiteral("generator"),
          QJsonObject{{QStringLiteral("name"), QString::fromLatin1(kGeneratorName)},
                      {QStringLiteral("version"), QStringLiteral(GOBLIN_VERSION)}}},
@@ -189,6 +190,8 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("aggregates"), aggregates},
         {QStringLiteral("diagnostics"), diagnostics},
     };
+    addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
+    return report;
 }
 
 bool writeReportJson(const QJsonObject &report, const QString &path, QString *error)

@@ -1,5 +1,7 @@
 #include "runanalysis.h"
 
+#include "timeline/timelineinputs.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -212,6 +214,7 @@ void analyzeWorkbench(RunAnalysis &run)
 {
     ProfileAnalysis &a = run.workbench;
     a.profile = HeuristicsProfile::Workbench;
+    a.budgetInputs.gpuUtilKnown = true;
     const KernelReading &kr = run.kernels.workbench;
     const TorchReading &tr = run.torch.workbench;
     const SmiReading &sr = run.smi.workbench;
@@ -228,13 +231,23 @@ void analyzeWorkbench(RunAnalysis &run)
     a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
     a.stepsFound = tr.profilerSteps;
     a.gpuAgents = std::max(1, kr.agentCount);
+    const TimelineStepTime timelineStep = timelineStepTime(run, tr);
+    if (timelineStep.stepTimeS) {
+        a.stepTimeS = *timelineStep.stepTimeS;
+        a.stepTimeSource = timelineStep.source;
+    }
 
     // Trace-wide sums become per step and per GPU: divide by the agents and by the steps the
     // kernel trace covers (its span over the step time). rocprofv3 usually records many more
     // steps than torch.profiler's schedule window, so the profiler's step count is the wrong divisor.
-    const QString traceFile = run.kernels.files.empty() ? kKernelFile : run.kernels.files.front().relativePath;
+    const QString traceFile = run.kernelsFromTorchTimeline && !run.torch.timeline.files.empty()
+                                  ? run.torch.timeline.files.front().file
+                              : run.kernels.files.empty() ? kKernelFile
+                                                          : run.kernels.files.front().relativePath;
     if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
         a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
+    if (timelineStep.canCutSpan && a.traceSpanS > 0.0)
+        a.stepCutSpanS = a.traceSpanS;  // --steps N: the step time is this span / N (computeMetrics)
     if (a.traceSpanS > 0.0 && a.stepTimeS > 0.0) {
         a.traceStepsCovered = a.traceSpanS / a.stepTimeS;
     } else if (kr.rowsUsed > 0) {
@@ -255,7 +268,8 @@ void analyzeWorkbench(RunAnalysis &run)
     bool telemetrySawTheJob = false;
     for (const TelemetrySample &s : run.smi.samples)
         telemetrySawTheJob = telemetrySawTheJob || (!std::isnan(s.utilPct) && s.utilPct > kSmiIdleUtilPct);
-    const bool kernelEstimatePossible = kr.rowsUsed > 0 && a.stepTimeS > 0.0;
+    const std::optional<TimelineUtilisation> timelineUtil = timelineUtilisation(run);
+    const bool kernelEstimatePossible = (kr.rowsUsed > 0 && a.stepTimeS > 0.0) || timelineUtil;
     const QString smiFile = run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath;
     if (sr.gpuUtilPct && !telemetrySawTheJob && kernelEstimatePossible) {
         diags.push_back({Severity::Warning, smiFile, 0,
@@ -270,6 +284,14 @@ void analyzeWorkbench(RunAnalysis &run)
         a.gpuUtilSource = QStringLiteral("%1, mean of %2 samples inside the job window")
                               .arg(run.smi.file.relativePath.isEmpty() ? kSmiFile : run.smi.file.relativePath)
                               .arg(sr.utilSamples);
+    } else if (timelineUtil) {
+        a.gpuUtilPct = timelineUtil->pct;
+        a.gpuUtilSource = timelineUtil->source;
+        a.gpuUtilFromTimeline = true;
+        diags.push_back({Severity::Info, timelineUtil->file, 0,
+                         QStringLiteral("GPU utilisation measured on the GPU timeline: %1 % (%2)")
+                             .arg(a.gpuUtilPct, 0, 'f', 1)
+                             .arg(a.gpuUtilSource)});
     } else if (kernelEstimatePossible) {
         const double perStepPerGpuNs = double(kr.totalNs) / a.perStepPerGpuDivisor;
         a.gpuUtilPct = std::min(100.0, perStepPerGpuNs / (a.stepTimeS * 1e9) * 100.0);
@@ -282,9 +304,10 @@ void analyzeWorkbench(RunAnalysis &run)
     } else {
         a.gpuUtilPct = 0.0;
         a.gpuUtilSource = QStringLiteral("none (no telemetry, no kernels or no step time)");
+        a.budgetInputs.gpuUtilKnown = false;
         diags.push_back({Severity::Warning, QString(), 0,
-                         QStringLiteral("GPU utilisation is unknown (no utilisation telemetry and no kernel trace "
-                                        "with a step time); the budget reads it as 0 %")});
+                         QStringLiteral("GPU utilisation is unknown (no utilisation telemetry, no kernel trace with a "
+                                        "step time and no GPU timeline): nothing measured the GPU")});
     }
 
     a.tokensPerSec = tr.tokensPerSec.value_or(0.0);
@@ -324,10 +347,13 @@ void explainDifferences(RunAnalysis &run)
     const ProfileAnalysis &r = run.reference;
     const ProfileAnalysis &w = run.workbench;
     Diagnostics &diags = run.diagnostics;
-    const QString traceFile = run.kernels.files.empty() ? kKernelFile : run.kernels.files.front().relativePath;
+    const QString traceFile = run.kernelsFromTorchTimeline && !run.torch.timeline.files.empty()
+                                  ? run.torch.timeline.files.front().file
+                              : run.kernels.files.empty() ? kKernelFile
+                                                          : run.kernels.files.front().relativePath;
     const QString torchFile = run.torch.file.relativePath.isEmpty() ? kTorchFile : run.torch.file.relativePath;
 
-    if (!run.kernels.referenceFileFound && run.kernels.workbench.rowsUsed > 0)
+    if (!run.kernels.referenceFileFound && run.kernels.workbench.rowsUsed > 0 && !run.kernelsFromTorchTimeline)
         diags.push_back({Severity::Info, traceFile, 0,
                          QStringLiteral("kernel trace read from %1 file(s) rocprofv3 wrote (%2); the reference looks "
                                         "only for trace.csv and reads no kernels here")
@@ -443,11 +469,43 @@ void explainDifferences(RunAnalysis &run)
 
 } // namespace
 
+StepTimeChoice stepTimeFor(const ProfileAnalysis &analysis, const Thresholds &thresholds)
+{
+    StepTimeChoice c;
+    c.stepTimeS = analysis.stepTimeS;
+    c.source = analysis.stepTimeSource;
+    c.stepsCovered = analysis.traceStepsCovered;
+    c.perStepPerGpuDivisor = analysis.perStepPerGpuDivisor;
+    c.commExcessS = analysis.budgetInputs.commExcessS;
+    if (analysis.profile != HeuristicsProfile::Workbench || analysis.stepCutSpanS <= 0.0 || !thresholds.steps
+        || *thresholds.steps < 1)
+        return c;
+    // The kernel span cut into N equal steps: per-step-per-GPU sums are divided by agents × N.
+    const int n = *thresholds.steps;
+    c.fromSteps = true;
+    c.stepTimeS = analysis.stepCutSpanS / n;
+    c.source = QStringLiteral("kernel timeline span / %1 (--steps %1; no metadata, ProfilerStep or GPU-lane step "
+                              "annotation)")
+                   .arg(n);
+    c.stepsCovered = n;
+    c.perStepPerGpuDivisor = double(analysis.gpuAgents) * n;
+    c.commExcessS = double(analysis.classTotals.collectiveNs) / 1e9 / c.perStepPerGpuDivisor;
+    return c;
+}
+
 RunMetrics computeMetrics(const ProfileAnalysis &analysis, const Thresholds &thresholds)
 {
     RunMetrics m;
     m.steps = thresholds.steps.value_or(analysis.defaultSteps);
-    m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds, analysis.profile);
+    const StepTimeChoice step = stepTimeFor(analysis, thresholds);
+    if (!step.fromSteps) {
+        m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds, analysis.profile);
+        return m;
+    }
+    BudgetInputs in = analysis.budgetInputs;
+    in.stepTimeS = step.stepTimeS;
+    in.commExcessS = step.commExcessS;
+    m.wasteBudget = computeWasteBudget(in, thresholds, analysis.profile);
     return m;
 }
 
@@ -456,6 +514,7 @@ void analyzeRun(RunAnalysis &run)
     run.diagnostics.clear();
     for (const Diagnostics *source : {&run.kernels.diagnostics, &run.torch.diagnostics, &run.smi.diagnostics})
         run.diagnostics.insert(run.diagnostics.end(), source->begin(), source->end());
+    prepareTimelines(run);  // before both profiles: may give the workbench its kernel list
     analyzeReference(run);
     analyzeWorkbench(run);
     explainDifferences(run);

@@ -6,6 +6,7 @@
 #include "heuristics.h"
 #include "kernelclassifier.h"
 #include "kerneltraceparser.h"
+#include "timeline/timelineanalysis.h"
 #include "torchtraceparser.h"
 
 #include <QJsonValue>
@@ -58,7 +59,23 @@ struct ProfileAnalysis {
     double traceSpanS = 0.0;        ///< wall-clock span of the kernel trace
     double traceStepsCovered = 0.0; ///< traceSpanS / stepTimeS (workbench normaliser)
     double perStepPerGpuDivisor = 1.0;  ///< what trace-wide sums are divided by (1 in the reference)
+    /// Workbench: the kernel span (s) that --steps N cuts into N equal steps when nothing else
+    /// gave a step time (no metadata, no ProfilerStep, no GPU-lane step annotation); 0 otherwise.
+    double stepCutSpanS = 0.0;
+    bool gpuUtilFromTimeline = false;  ///< utilisation is the busy union of a GPU timeline
 };
+
+/// The step time one set of thresholds gives: the profile's own, or with --steps N (and a
+/// kernel span to cut, workbench only) span / N with the per-step sums that follow.
+struct StepTimeChoice {
+    bool fromSteps = false;  ///< --steps N applied
+    double stepTimeS = 0.0;
+    QString source;
+    double stepsCovered = 0.0;
+    double perStepPerGpuDivisor = 1.0;
+    double commExcessS = 0.0;
+};
+StepTimeChoice stepTimeFor(const ProfileAnalysis &analysis, const Thresholds &thresholds);
 
 struct RunMetrics {
     int steps = 10;
@@ -76,6 +93,11 @@ struct RunAnalysis {
     ProfileAnalysis reference;
     ProfileAnalysis workbench;
     Diagnostics diagnostics;  ///< all parser diagnostics plus the engine's "profiles differ" notes
+    TimelineAnalysis kernelTimeline;  ///< what kernels.timeline measured (rocpd / kernel-trace CSV)
+    TimelineAnalysis torchTimeline;   ///< what torch.timeline measured (the torch trace's GPU events)
+    /// The workbench's kernel list (kernels.names / kernels.workbench) was built from the torch
+    /// trace's kernel events because no kernel trace had any (the reference reads none).
+    bool kernelsFromTorchTimeline = false;
 
     const ProfileAnalysis &profile(HeuristicsProfile p) const
     {

@@ -1,0 +1,137 @@
+#include "timelineinputs.h"
+
+#include "kernelsfromtimeline.h"
+#include "timelinecrosscheck.h"
+
+namespace goblin {
+
+namespace {
+
+QString firstFileOf(const GpuTimeline &timeline)
+{
+    return timeline.files.empty() ? QString() : timeline.files.front().file;
+}
+
+} // namespace
+
+const TimelineAnalysis *kernelSourceTimeline(const RunAnalysis &run)
+{
+    if (run.kernels.workbench.rowsUsed > 0 && !run.kernelsFromTorchTimeline)
+        return run.kernelTimeline.hasKernels() ? &run.kernelTimeline : nullptr;
+    if (run.kernelTimeline.hasKernels())
+        return &run.kernelTimeline;
+    return run.torchTimeline.hasKernels() ? &run.torchTimeline : nullptr;
+}
+
+void prepareTimelines(RunAnalysis &run)
+{
+    run.kernelTimeline = analyzeTimeline(run.kernels.timeline);
+    run.torchTimeline = analyzeTimeline(run.torch.timeline);
+    for (const TimelineAnalysis *a : {&run.kernelTimeline, &run.torchTimeline})
+        run.diagnostics.insert(run.diagnostics.end(), a->problems.begin(), a->problems.end());
+
+    // Trace-only folder: the torch trace's kernel events become the workbench's kernel list.
+    // Only when neither reading of the kernel trace used a row, so the reference (which shares
+    // the names) keeps reading nothing.
+    const bool noKernelTrace = run.kernels.workbench.rowsUsed == 0 && run.kernels.reference.rowsUsed == 0;
+    if (!run.kernelsFromTorchTimeline && noKernelTrace && run.torchTimeline.hasKernels()) {
+        TimelineKernelList list = kernelsFromTimeline(run.torch.timeline);
+        if (list.reading.rowsUsed > 0) {
+            run.kernels.names = std::move(list.names);
+            run.kernels.workbench = std::move(list.reading);
+            run.kernelsFromTorchTimeline = true;
+        }
+    }
+    if (run.kernelsFromTorchTimeline) {
+        const KernelReading &kr = run.kernels.workbench;
+        run.diagnostics.push_back(
+            {Severity::Info, firstFileOf(run.torch.timeline), 0,
+             QStringLiteral("no kernel trace with kernels: the kernel list is the torch trace's own GPU kernel events "
+                            "(%1 kernels, %2 names, %3 device(s)%4); the reference reads no kernels here")
+                 .arg(kr.rowsUsed)
+                 .arg(run.kernels.names.size())
+                 .arg(kr.agentCount)
+                 .arg(kr.rowsSkippedNonPositive > 0
+                          ? QStringLiteral(", %1 zero-length kernel(s) left out of the kernel sums")
+                                .arg(kr.rowsSkippedNonPositive)
+                          : QString())});
+    }
+
+    if (run.kernelTimeline.hasKernels() && run.torchTimeline.hasKernels()) {
+        const QString kernelName = firstFileOf(run.kernels.timeline);
+        const TimelineCrossCheck check = crossCheckTimelines(run.kernels.timeline, kernelName, run.torch.timeline,
+                                                             firstFileOf(run.torch.timeline));
+        run.diagnostics.insert(run.diagnostics.end(), check.diagnostics.begin(), check.diagnostics.end());
+    }
+}
+
+TimelineStepTime timelineStepTime(const RunAnalysis &run, const TorchReading &torch)
+{
+    TimelineStepTime out;
+    // The torch reading says "trace span…" only when it found no metadata and no CPU-lane step.
+    const bool measured = torch.stepTimeSeconds && torch.profilerSteps > 0;
+    const bool metadataOrSteps =
+        measured || (torch.stepTimeSeconds && !torch.stepTimeSource.startsWith(QLatin1String("trace span")));
+    if (metadataOrSteps)
+        return out;
+    qint64 sumNs = 0;
+    int windows = 0;
+    for (const TimelineAnalysis *a : {&run.torchTimeline, &run.kernelTimeline})
+        for (std::size_t fi = 0; fi < a->files.size(); ++fi) {
+            if (a->files[fi].hasCpuSteps || !a->files[fi].hasGpuSteps)
+                continue;
+            const GpuTimeline &tl = a == &run.torchTimeline ? run.torch.timeline : run.kernels.timeline;
+            for (const StepWindow &w : tl.files[fi].steps)
+                if (w.gpuLane && w.endNs > w.startNs) {
+                    sumNs += w.endNs - w.startNs;
+                    ++windows;
+                }
+        }
+    if (windows > 0) {
+        out.stepTimeS = double(sumNs) / double(windows) / 1e9;
+        out.source = QStringLiteral("mean of %1 step annotation(s) on the GPU lane (Optimizer.step / ProfilerStep)")
+                         .arg(windows);
+        return out;
+    }
+    out.canCutSpan = true;
+    return out;
+}
+
+std::optional<TimelineUtilisation> timelineUtilisation(const RunAnalysis &run)
+{
+    const TimelineAnalysis *a = kernelSourceTimeline(run);
+    if (!a)
+        return std::nullopt;
+    double sum = 0.0;
+    int devices = 0;
+    qint64 steps = 0;
+    for (const DeviceTimelineAnalysis &d : a->devices) {
+        if (d.kernels == 0)
+            continue;
+        qint64 busy = 0, window = 0;
+        for (const TimelineStepValues &v : d.perStep) {
+            busy += v.busyNs;
+            window += v.windowNs;
+        }
+        if (window <= 0)
+            continue;
+        sum += double(busy) / double(window);
+        steps = std::max<qint64>(steps, qint64(d.perStep.size()));
+        ++devices;
+    }
+    if (devices == 0)
+        return std::nullopt;
+    TimelineUtilisation u;
+    u.pct = std::min(100.0, sum / devices * 100.0);
+    u.file = a->devices.front().file;
+    const DeviceTimelineAnalysis &first = a->devices.front();
+    u.source = QStringLiteral("GPU timeline of %1: busy union of all GPU events (all streams) over %2 step window(s) "
+                              "(%3) / their length, mean of %4 device(s) (no utilisation telemetry)")
+                   .arg(first.source)
+                   .arg(steps)
+                   .arg(timelineStepsKindName(first.stepsKind))
+                   .arg(devices);
+    return u;
+}
+
+} // namespace goblin

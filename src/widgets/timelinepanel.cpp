@@ -1,0 +1,264 @@
+#include "timelinepanel.h"
+
+#include "plotstyle.h"
+#include "runanalysis.h"
+
+#include <QHelpEvent>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+constexpr double kMs = 1e3;  // the bars and the strip are drawn in ms
+
+QString ms(double seconds) { return QString::number(seconds * kMs, 'g', 4) + QStringLiteral(" ms"); }
+
+} // namespace
+
+QString TimelinePanel::partLabel(int part)
+{
+    switch (part) {
+    case Compute: return tr("compute");
+    case ExposedComm: return tr("exposed comm");
+    case OtherBusy: return tr("memcpy/memset");
+    case IdleHostBusy: return tr("idle, host busy");
+    case IdleNothing: return tr("idle, nothing");
+    default: return {};
+    }
+}
+
+QString TimelinePanel::partDefinition(int part)
+{
+    switch (part) {
+    case Compute: return tr("union of the non-collective kernels of the device, all streams");
+    case ExposedComm: return tr("collective kernels not overlapped by any compute kernel of the same device");
+    case OtherBusy: return tr("memcpy/memset not under any kernel (busy minus compute minus exposed comm)");
+    case IdleHostBusy: return tr("no GPU event on any stream while a CPU op of the process runs");
+    case IdleNothing: return tr("no GPU event and no CPU op: launch gaps");
+    default: return {};
+    }
+}
+
+TimelinePanel::TimelinePanel(QWidget *parent)
+    : QCustomPlot(parent)
+    , m_barsRect(axisRect(0))
+    , m_stripRect(new QCPAxisRect(this))
+{
+    setMouseTracking(true);
+    setMinimumSize(320, 240);
+    plotLayout()->addElement(1, 0, m_stripRect);
+    auto *margins = new QCPMarginGroup(this);
+    m_barsRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_stripRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_barsRect->axis(QCPAxis::atLeft)->setLabel(tr("per step (ms)"));
+    m_barsRect->axis(QCPAxis::atBottom)->setLabel(tr("device · step (double-click a bar for its kernels)"));
+    m_stripRect->axis(QCPAxis::atLeft)->setLabel(tr("stream"));
+    m_stripRect->axis(QCPAxis::atBottom)->setLabel(tr("time in the step (ms)"));
+    m_stripRect->setRangeDrag(Qt::Horizontal);
+    m_stripRect->setRangeZoom(Qt::Horizontal);
+    m_barsRect->setRangeDrag(Qt::Horizontal);
+    m_barsRect->setRangeZoom(Qt::Horizontal);
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    QCPBars *below = nullptr;
+    for (int p = 0; p < PartCount; ++p) {
+        auto *bars = new QCPBars(m_barsRect->axis(QCPAxis::atBottom), m_barsRect->axis(QCPAxis::atLeft));
+        bars->setName(partLabel(p));
+        bars->setWidth(0.8);
+        const QColor c = p == IdleNothing ? QColor(0xcc, 0xcc, 0xcc) : seriesColor(p);
+        bars->setBrush(c);
+        bars->setPen(QPen(c.darker(130)));
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_parts[p] = bars;
+    }
+    legend->setVisible(true);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(5);
+    m_barsRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
+    applyPalette(this, palette());
+}
+
+int TimelinePanel::barCount() const { return int(m_bars.size()); }
+
+double TimelinePanel::barValue(int bar, int part) const
+{
+    if (bar < 0 || bar >= barCount() || part < 0 || part >= PartCount)
+        return 0.0;
+    const QCPBarsDataContainer &data = *m_parts[part]->data();
+    return bar < data.size() ? (data.constBegin() + bar)->value / kMs : 0.0;
+}
+
+void TimelinePanel::setRun(const RunAnalysis *run)
+{
+    m_run = run;
+    m_devices.clear();
+    if (run) {
+        for (const DeviceTimelineAnalysis &d : run->kernelTimeline.devices)
+            m_devices.push_back({&d, &run->kernels.timeline});
+        for (const DeviceTimelineAnalysis &d : run->torchTimeline.devices)
+            m_devices.push_back({&d, &run->torch.timeline});
+    }
+    rebuildBars();
+    showStrip(m_bars.empty() ? -1 : m_bars.front().device, m_bars.empty() ? -1 : m_bars.front().step);
+}
+
+void TimelinePanel::rebuildBars()
+{
+    m_bars.clear();
+    QVector<double> keys, values[PartCount];
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double x = 0.0;
+    for (int di = 0; di < int(m_devices.size()); ++di) {
+        const DeviceTimelineAnalysis &d = *m_devices[std::size_t(di)].analysis;
+        for (int s = 0; s < int(d.perStep.size()); ++s) {
+            const TimelineStepValues &v = d.perStep[std::size_t(s)];
+            m_bars.push_back({di, s});
+            keys << x;
+            values[Compute] << double(v.computeNs) / 1e9 * kMs;
+            values[ExposedComm] << double(v.exposedCommNs) / 1e9 * kMs;
+            values[OtherBusy] << double(std::max<qint64>(0, v.busyNs - v.computeNs - v.exposedCommNs)) / 1e9 * kMs;
+            values[IdleHostBusy] << double(v.idleHostBusyNs) / 1e9 * kMs;
+            values[IdleNothing] << double(v.idleNothingNs) / 1e9 * kMs;
+            ticker->addTick(x, s == 0 ? QStringLiteral("%1%2 dev %3\ns%4")
+                                            .arg(d.rank ? QStringLiteral("r%1 ").arg(*d.rank) : QString())
+                                            .arg(d.file)
+                                            .arg(d.device)
+                                            .arg(s)
+                                      : QStringLiteral("s%1").arg(s));
+            x += 1.0;
+        }
+        x += 1.0;  // a gap between devices
+    }
+    for (int p = 0; p < PartCount; ++p)
+        m_parts[p]->setData(keys, values[p], true);
+    m_barsRect->axis(QCPAxis::atBottom)->setTicker(ticker);
+    m_barsRect->axis(QCPAxis::atBottom)->setRange(-0.8, std::max(1.0, x - 0.2));
+    m_parts[IdleNothing]->rescaleValueAxis(false, true);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelinePanel::showStrip(int deviceIndex, int step)
+{
+    for (QCPGraph *g : m_lanes)
+        removeGraph(g);
+    m_lanes.clear();
+    m_strip.clear();
+    m_stripDevice = deviceIndex;
+    m_stripStep = step;
+    m_stripEvents = 0;
+    if (deviceIndex < 0 || deviceIndex >= int(m_devices.size())) {
+        replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const DeviceTimelineAnalysis &d = *m_devices[std::size_t(deviceIndex)].analysis;
+    if (step < 0 || step >= int(d.stepWindows.size())) {
+        replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const TimeInterval w = d.stepWindows[std::size_t(step)];
+    const GpuTimelineFile &file = m_devices[std::size_t(deviceIndex)].timeline->files[d.fileIndex];
+    const GpuDeviceTimeline *dev = nullptr;
+    for (const GpuDeviceTimeline &x : file.devices)
+        if (x.device == d.device)
+            dev = &x;
+    if (!dev)
+        return;
+    std::vector<QVector<double>> xs(dev->streams.size() + 1), ys(dev->streams.size() + 1);
+    for (const GpuEvent &e : dev->events) {
+        // Inside the window; a zero-length event on its start counts.
+        if ((e.endNs <= w.startNs && e.endNs > e.startNs) || e.endNs < w.startNs || e.startNs >= w.endNs)
+            continue;
+        const int lane = int(e.stream);
+        const double a = double(e.startNs - w.startNs) / 1e9 * kMs, b = double(e.endNs - w.startNs) / 1e9 * kMs;
+        const std::string &n = e.nameId < file.names.size() ? file.names[e.nameId] : std::string();
+        m_strip.push_back({a / kMs, b / kMs, lane, QString::fromStdString(n)});
+        auto &vx = xs[std::size_t(std::min<int>(lane, int(xs.size()) - 1))];
+        auto &vy = ys[std::size_t(std::min<int>(lane, int(ys.size()) - 1))];
+        vx << a << b << b;
+        vy << lane << lane << qQNaN();  // NaN: a gap between events
+        ++m_stripEvents;
+    }
+    for (std::size_t lane = 0; lane < xs.size(); ++lane) {
+        if (xs[lane].isEmpty())
+            continue;
+        QCPGraph *g = addGraph(m_stripRect->axis(QCPAxis::atBottom), m_stripRect->axis(QCPAxis::atLeft));
+        g->setData(xs[lane], ys[lane], true);
+        g->setPen(QPen(seriesColor(int(lane)), 10, Qt::SolidLine, Qt::FlatCap));
+        g->setName(lane < dev->streams.size() ? tr("stream %1").arg(dev->streams[lane]) : QString());
+        g->removeFromLegend();
+        m_lanes.push_back(g);
+    }
+    m_stripRect->axis(QCPAxis::atBottom)->setRange(0.0, double(w.endNs - w.startNs) / 1e9 * kMs);
+    m_stripRect->axis(QCPAxis::atLeft)->setRange(-0.8, double(std::max<std::size_t>(1, dev->streams.size())) - 0.2);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString TimelinePanel::toolTipAt(const QPointF &pos) const
+{
+    if (m_barsRect->rect().contains(pos.toPoint())) {
+        const double key = m_barsRect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+        const double value = m_barsRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
+        const QCPBarsDataContainer &data = *m_parts[0]->data();
+        for (int i = 0; i < data.size(); ++i) {
+            if (std::fabs((data.constBegin() + i)->key - key) > 0.4)
+                continue;
+            const BarRef &b = m_bars[std::size_t(i)];
+            double top = 0.0;
+            for (int p = 0; p < PartCount; ++p) {
+                top += barValue(i, p) * kMs;
+                if (value <= top || p == PartCount - 1) {
+                    const DeviceTimelineAnalysis &d = *m_devices[std::size_t(b.device)].analysis;
+                    return tr("%1, device %2, step %3\n%4: %5 of %6\n%7")
+                        .arg(d.file)
+                        .arg(d.device)
+                        .arg(b.step)
+                        .arg(partLabel(p), ms(barValue(i, p)),
+                             ms(double(d.perStep[std::size_t(b.step)].windowNs) / 1e9), partDefinition(p));
+                }
+            }
+        }
+        return {};
+    }
+    if (m_stripRect->rect().contains(pos.toPoint())) {
+        const double t = m_stripRect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()) / kMs;
+        const int lane = int(std::lround(m_stripRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
+        for (const StripEvent &e : m_strip)
+            if (e.lane == lane && t >= e.start && t <= e.end)
+                return tr("%1\n%2 from the step start, %3 long").arg(e.name, ms(e.start), ms(e.end - e.start));
+    }
+    return {};
+}
+
+bool TimelinePanel::event(QEvent *e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(e);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QCustomPlot::event(e);
+}
+
+void TimelinePanel::mouseDoubleClickEvent(QMouseEvent *e)
+{
+    if (m_barsRect->rect().contains(e->pos())) {
+        const double key = m_barsRect->axis(QCPAxis::atBottom)->pixelToCoord(e->pos().x());
+        const QCPBarsDataContainer &data = *m_parts[0]->data();
+        for (int i = 0; i < data.size(); ++i)
+            if (std::fabs((data.constBegin() + i)->key - key) <= 0.4) {
+                showStrip(m_bars[std::size_t(i)].device, m_bars[std::size_t(i)].step);
+                return;
+            }
+    }
+    QCustomPlot::mouseDoubleClickEvent(e);
+}
+
+} // namespace goblin

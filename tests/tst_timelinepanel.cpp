@@ -1,0 +1,84 @@
+// The timeline panel (src/widgets/timelinepanel): stacked bars per step and device that add up
+// to the step window, the strip of one step's GPU events, and the tooltips' definitions.
+
+#include "runanalysis.h"
+#include "timelinepanel.h"
+#include "timelinespec.h"
+
+#include <QtTest>
+
+using namespace goblin;
+
+class TestTimelinePanel : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void barsStripAndTooltips();
+    void emptyRun();
+};
+
+void TestTimelinePanel::barsStripAndTooltips()
+{
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec(
+        "file=rank0.json:0 dev=2 P:0:1000000 P:1000000:2000000 H:0:900000 "
+        "K:Cijk_gemm:0:400000 K:ncclDevKernel_AllReduce:300000:700000:1 C:800000:900000 "
+        "K:Cijk_gemm:1000000:1500000 K:ncclDevKernel_AllReduce:1400000:1600000:1 dev=3 K:Cijk_gemm:0:100000");
+    analyzeRun(run);
+
+    TimelinePanel panel;
+    panel.resize(900, 600);
+    panel.setRun(&run);
+    QCOMPARE(panel.deviceCount(), 2);
+    QCOMPARE(panel.barCount(), 4);
+    // Device 2, step 0: compute 400 µs, exposed comm 300 µs, memcpy 100 µs, idle 200 µs of which
+    // the host is busy for none (host ends at 900 µs, idle is 700-800 and 900-1000 µs: 100 µs host busy).
+    QCOMPARE(panel.barValue(0, TimelinePanel::Compute), 400e-6);
+    QCOMPARE(panel.barValue(0, TimelinePanel::ExposedComm), 300e-6);
+    QCOMPARE(panel.barValue(0, TimelinePanel::OtherBusy), 100e-6);
+    QCOMPARE(panel.barValue(0, TimelinePanel::IdleHostBusy), 100e-6);
+    QCOMPARE(panel.barValue(0, TimelinePanel::IdleNothing), 100e-6);
+    for (int bar = 0; bar < panel.barCount(); ++bar) {
+        double sum = 0.0;
+        for (int p = 0; p < TimelinePanel::PartCount; ++p)
+            sum += panel.barValue(bar, p);
+        QVERIFY(std::fabs(sum - 1e-3) < 1e-12);  // every step window is 1 ms
+    }
+    // The strip starts on the first bar: device 2, step 0 has 3 events (2 kernels, 1 memcpy).
+    QCOMPARE(panel.stripDevice(), 0);
+    QCOMPARE(panel.stripEventCount(), 3);
+    panel.showStrip(0, 1);
+    QCOMPARE(panel.stripEventCount(), 2);
+
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replot();
+    QCPAxisRect *bars = panel.barsRect();
+    const QPointF onCompute(bars->axis(QCPAxis::atBottom)->coordToPixel(0.0),
+                            bars->axis(QCPAxis::atLeft)->coordToPixel(0.2));  // 0.2 ms: inside compute
+    const QString tip = panel.toolTipAt(onCompute);
+    QVERIFY2(tip.contains(QLatin1String("non-collective kernels")), qPrintable(tip));
+    QVERIFY2(tip.contains(QLatin1String("step 0")), qPrintable(tip));
+    QCPAxisRect *strip = panel.stripRect();
+    const QPointF onKernel(strip->axis(QCPAxis::atBottom)->coordToPixel(0.2),  // 1.2 ms: the GEMM of step 1
+                           strip->axis(QCPAxis::atLeft)->coordToPixel(0.0));
+    QVERIFY2(panel.toolTipAt(onKernel).contains(QLatin1String("Cijk_gemm")), qPrintable(panel.toolTipAt(onKernel)));
+    QVERIFY(!panel.grab().isNull());
+}
+
+void TestTimelinePanel::emptyRun()
+{
+    RunAnalysis run;
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.setRun(&run);
+    QCOMPARE(panel.barCount(), 0);
+    QCOMPARE(panel.stripEventCount(), 0);
+    panel.setRun(nullptr);
+    QVERIFY(panel.toolTipAt(QPointF(10, 10)).isEmpty());
+}
+
+QTEST_MAIN(TestTimelinePanel)
+#include "tst_timelinepanel.moc"
