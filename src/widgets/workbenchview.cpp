@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QSplitter>
 #include <QTabWidget>
+#include "timelinepanel.h"
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -61,6 +62,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_kernelTable(makeTable(this))
     , m_telemetryTable(makeTable(this))
     , m_diagnosticsTable(makeTable(this))
+    , m_timeline(new TimelinePanel(this))
 {
     const int em = fontMetrics().height();
 
@@ -159,6 +161,9 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_tabs->addTab(kernelPage, tr("Kernels"));
     m_tabs->addTab(m_telemetryTable, tr("Telemetry"));
     m_tabs->addTab(m_diagnosticsTable, tr("Diagnostics"));
+    // The measured GPU timeline (busy, exposed communication, idle split) beside the heuristic
+    // budget; double-click a bar for that step's kernels.
+    m_tabs->addTab(m_timeline, tr("Timeline"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(budgetRow);
@@ -225,6 +230,8 @@ void WorkbenchView::onRunChanged()
     m_kernelTable->setRootIndex(m_session->currentKernelRoot());
     m_kernelTable->setEnabled(bool(run));
     m_telemetryPlot->setTelemetry(run ? &run->smi : nullptr);
+    m_timeline->setRun(run ? run.get() : nullptr);
+    m_timelineRun = run;
     onProfileChanged();
     updateTabTitles();
 }

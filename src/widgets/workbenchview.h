@@ -3,6 +3,7 @@
 /// host-busy gauge, and the kernel, telemetry and diagnostics tables.
 
 #include <QWidget>
+#include <memory>
 
 class QCheckBox;
 class QLabel;
@@ -17,6 +18,8 @@ namespace goblin {
 class BudgetChartView;
 class TelemetryPlot;
 class ThresholdGauge;
+class TimelinePanel;
+struct RunAnalysis;
 class WorkbenchSession;
 
 /// Views only: every number comes from the session's models and LiveAnalysis. A threshold
@@ -41,6 +44,7 @@ public:
     QTableView *diagnosticsTable() const { return m_diagnosticsTable; }
     QLineEdit *searchEdit() const { return m_search; }
     QTabWidget *tabs() const { return m_tabs; }
+    TimelinePanel *timelinePanel() const { return m_timeline; }
 
     /// Puts the cursor in the kernel search box (Edit ▸ Find).
     void focusSearch();
@@ -68,6 +72,9 @@ private:
     QTableView *m_kernelTable;
     QTableView *m_telemetryTable;
     QTableView *m_diagnosticsTable;
+    TimelinePanel *m_timeline;
+    /// Keeps the run the timeline panel points into alive until the next one is shown.
+    std::shared_ptr<const RunAnalysis> m_timelineRun;
 };
 
 } // namespace goblin

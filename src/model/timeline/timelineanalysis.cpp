@@ -214,10 +214,22 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
     IntervalSet::SortedBuilder all, compute, comm, copies;  // events are sorted by start
     std::vector<TimelineKernelStat> perName(file.names.size());
     std::vector<std::uint8_t> seen(file.names.size(), 0);
-    qint64 backwards = 0, badNames = 0;
+    qint64 backwards = 0, badNames = 0, outOfRange = 0;
     out.firstNs = std::numeric_limits<qint64>::max();
     out.lastNs = std::numeric_limits<qint64>::min();
+    // Beyond ±2^61 ns (73 years from the clock's zero) a timestamp is garbage, and spans, unions
+    // and their differences could overflow; within it they all fit in 62 bits.
+    constexpr qint64 kTimestampLimitNs = qint64(1) << 61;
+    const auto saturatingAdd = [](qint64 &sum, qint64 value) {
+        if (__builtin_add_overflow(sum, value, &sum))
+            sum = std::numeric_limits<qint64>::max();
+    };
     for (GpuEvent e : events) {
+        if (e.startNs < -kTimestampLimitNs || e.startNs > kTimestampLimitNs || e.endNs < -kTimestampLimitNs ||
+            e.endNs > kTimestampLimitNs) {
+            ++outOfRange;
+            continue;
+        }
         if (e.endNs < e.startNs) {
             ++backwards;
             e.endNs = e.startNs;
@@ -232,7 +244,7 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
         }
         ++out.kernels;
         const qint64 d = e.endNs - e.startNs;
-        out.kernelTimeNs += d;
+        saturatingAdd(out.kernelTimeNs, d);
         out.zeroLengthKernels += d == 0 ? 1 : 0;
         if (e.nameId >= file.names.size()) {
             ++badNames;
@@ -248,11 +260,17 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
         }
         TimelineKernelStat &s = perName[e.nameId];
         s.calls += 1;
-        s.totalNs += d;
+        saturatingAdd(s.totalNs, d);
         seen[e.nameId] = 1;
     }
-    if (events.empty())
+    if (out.firstNs > out.lastNs)  // no usable event
         out.firstNs = out.lastNs = 0;
+    if (outOfRange > 0)
+        problems.push_back({Severity::Warning, file.file, 0,
+                            QStringLiteral("device %1: %2 GPU event(s) with timestamps beyond ±2^61 ns left out of "
+                                           "the timeline")
+                                .arg(dev.device)
+                                .arg(outOfRange)});
     if (backwards > 0)
         problems.push_back({Severity::Warning, file.file, 0,
                             QStringLiteral("device %1: %2 GPU event(s) end before they start; read as zero-length")

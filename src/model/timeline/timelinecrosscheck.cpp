@@ -39,10 +39,15 @@ TimelineWindowCounts countIn(const GpuTimeline &timeline, qint64 windowNs, const
         const KernelClasses classes = classifyKernels(file.names, table);
         // Inclusive at the end: with a zero window (one kernel) the kernels at t0 still count.
         const qint64 end = span.first + windowNs;
-        for (const GpuDeviceTimeline &dev : file.devices)
+        for (const GpuDeviceTimeline &dev : file.devices) {
+            bool counted = false;
             for (const GpuEvent &e : dev.events) {
                 if (e.kind != GpuEventKind::Kernel || e.startNs > end)
                     continue;
+                if (!counted) {
+                    counted = true;
+                    ++c.devices;
+                }
                 const qint64 d = std::max<qint64>(0, e.endNs - e.startNs);
                 const std::uint8_t f = e.nameId < classes.flags.size() ? classes.flags[e.nameId] : 0;
                 TimelineClassCount &k = (f & FlagCollective) ? c.collective : (f & FlagGemm) ? c.gemm : c.other;
@@ -51,6 +56,7 @@ TimelineWindowCounts countIn(const GpuTimeline &timeline, qint64 windowNs, const
                 c.all.calls += 1;
                 c.all.ns += d;
             }
+        }
     }
     return c;
 }
@@ -107,10 +113,18 @@ TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QSt
         const double diff = std::fabs(a - b);
         return diff > floor && diff > tolerance * std::max(std::fabs(a), std::fabs(b));
     };
+    // Compared per device: one rank's torch trace sees its own GPU, a node's trace.csv every GPU.
+    const double devicesA = std::max(1, out.kernelTrace.devices), devicesB = std::max(1, out.torchTrace.devices);
+    const QString perDevice = devicesA == devicesB ? QString()
+                                                   : QStringLiteral(" (per device: %1 device(s) in %2, %3 in %4)")
+                                                         .arg(out.kernelTrace.devices)
+                                                         .arg(kernelTraceName)
+                                                         .arg(out.torchTrace.devices)
+                                                         .arg(torchTraceName);
     int disagreements = 0;
     for (const Row &r : rows) {
-        const bool calls = differs(double(r.a.calls), double(r.b.calls), 1.0);
-        const bool time = differs(double(r.a.ns), double(r.b.ns), 1000.0);
+        const bool calls = differs(double(r.a.calls) / devicesA, double(r.b.calls) / devicesB, 1.0);
+        const bool time = differs(double(r.a.ns) / devicesA, double(r.b.ns) / devicesB, 1000.0);
         if (!calls && !time)
             continue;
         ++disagreements;
@@ -123,8 +137,10 @@ TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QSt
                  .arg(r.a.calls)
                  .arg(describeNs(r.a.ns))
                  .arg(r.b.calls)
-                 .arg(describeNs(r.b.ns), torchTraceName, relative(double(r.b.calls), double(r.a.calls)),
-                      relative(double(r.b.ns), double(r.a.ns)))});
+                 .arg(describeNs(r.b.ns), torchTraceName,
+                      relative(double(r.b.calls) / devicesB, double(r.a.calls) / devicesA),
+                      relative(double(r.b.ns) / devicesB, double(r.a.ns) / devicesA)) +
+                 perDevice});
     }
     out.diagnostics.insert(
         out.diagnostics.begin(),

@@ -16,6 +16,7 @@ struct TimelineClassCount {
 struct TimelineWindowCounts {
     TimelineClassCount collective, gemm, other, all;
     qint64 windowNs = 0;
+    int devices = 0;  ///< devices with kernels in the window: a rank's torch trace sees one GPU, trace.csv all
 };
 
 struct TimelineCrossCheck {
