@@ -72,6 +72,15 @@ void setUpParser(QCommandLineParser &parser)
                                                 "when no --png is given)."),
          QStringLiteral("FILE")},
         {QStringLiteral("png"), QStringLiteral("Render the dashboard image to FILE."), QStringLiteral("FILE")},
+    });
+    addThresholdOptions(parser);
+}
+
+} // namespace
+
+void addThresholdOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
         {QStringLiteral("profile"), QStringLiteral("Heuristics profile: workbench (default) or reference."),
          QStringLiteral("workbench|reference"), QStringLiteral("workbench")},
         {QStringLiteral("precision"), QStringLiteral("Precision of the workload: none (default), fp32, fp16, bf16, fp8."),
@@ -90,8 +99,6 @@ void setUpParser(QCommandLineParser &parser)
     });
 }
 
-} // namespace
-
 QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName)
 {
     QString text = parser.helpText();
@@ -100,6 +107,52 @@ QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName
     if (!arguments.isEmpty() && text.startsWith(prefix + arguments.constFirst()))
         text.replace(prefix.size(), arguments.constFirst().size(), usageName);
     return text;
+}
+
+bool thresholdsFromOptions(const QCommandLineParser &parser, HeuristicsProfile *profile, Thresholds *thresholds,
+                           QString *problem)
+{
+    const auto fail = [](QString *out, const QString &message) {
+        *out = message;
+        return false;
+    };
+    problem->clear();
+    const auto profileChoice = profileFromName(parser.value(QStringLiteral("profile")));
+    if (!profileChoice)
+        return fail(problem, QStringLiteral("--profile must be workbench or reference, not '%1'")
+                              .arg(parser.value(QStringLiteral("profile"))));
+    const auto precision = precisionFromName(parser.value(QStringLiteral("precision")));
+    if (!precision)
+        return fail(problem, QStringLiteral("--precision must be none, fp32, fp16, bf16 or fp8, not '%1'")
+                              .arg(parser.value(QStringLiteral("precision"))));
+    thresholds->precision = *precision;
+    if (parser.isSet(QStringLiteral("steps"))) {
+        bool ok = false;
+        const int steps = parser.value(QStringLiteral("steps")).toInt(&ok);
+        if (!ok || steps < 1)
+            return fail(problem, QStringLiteral("--steps needs a whole number of at least 1, not '%1'")
+                                  .arg(parser.value(QStringLiteral("steps"))));
+        thresholds->steps = steps;
+    }
+    struct NumberOption {
+        const char *name;
+        double minimum, maximum;
+        double *target;
+    } numberOptions[] = {
+        {"gpu-util-below", 0.0, 100.0, &thresholds->gpuUtilBelowPct},
+        {"host-busy-above", 0.0, 1.0, &thresholds->hostBusyAbove},
+        {"hbm-target", 0.0, 100.0, &thresholds->hbmTargetPct},
+        {"hbm-capacity-gb", 1e-9, 1e9, &thresholds->hbmCapacityGb},
+    };
+    for (const NumberOption &o : numberOptions) {
+        if (auto v = numberOption(parser, QString::fromLatin1(o.name), o.minimum, o.maximum, problem))
+            *o.target = *v;
+        else if (!problem->isEmpty())
+            return false;
+    }
+
+    *profile = *profileChoice;
+    return true;
 }
 
 bool reportNeedsGui(const QStringList &arguments)
@@ -127,41 +180,11 @@ int runReportCommand(const QStringList &arguments)
         return usageError(QStringLiteral("one RUN_DIR only, got %1").arg(positional.size()));
     const QString runDir = positional.front();
 
-    const auto profile = profileFromName(parser.value(QStringLiteral("profile")));
-    if (!profile)
-        return usageError(QStringLiteral("--profile must be workbench or reference, not '%1'")
-                              .arg(parser.value(QStringLiteral("profile"))));
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;
     Thresholds thresholds;
-    const auto precision = precisionFromName(parser.value(QStringLiteral("precision")));
-    if (!precision)
-        return usageError(QStringLiteral("--precision must be none, fp32, fp16, bf16 or fp8, not '%1'")
-                              .arg(parser.value(QStringLiteral("precision"))));
-    thresholds.precision = *precision;
-    if (parser.isSet(QStringLiteral("steps"))) {
-        bool ok = false;
-        const int steps = parser.value(QStringLiteral("steps")).toInt(&ok);
-        if (!ok || steps < 1)
-            return usageError(QStringLiteral("--steps needs a whole number of at least 1, not '%1'")
-                                  .arg(parser.value(QStringLiteral("steps"))));
-        thresholds.steps = steps;
-    }
     QString problem;
-    struct NumberOption {
-        const char *name;
-        double minimum, maximum;
-        double *target;
-    } numberOptions[] = {
-        {"gpu-util-below", 0.0, 100.0, &thresholds.gpuUtilBelowPct},
-        {"host-busy-above", 0.0, 1.0, &thresholds.hostBusyAbove},
-        {"hbm-target", 0.0, 100.0, &thresholds.hbmTargetPct},
-        {"hbm-capacity-gb", 1e-9, 1e9, &thresholds.hbmCapacityGb},
-    };
-    for (const NumberOption &o : numberOptions) {
-        if (auto v = numberOption(parser, QString::fromLatin1(o.name), o.minimum, o.maximum, &problem))
-            *o.target = *v;
-        else if (!problem.isEmpty())
-            return usageError(problem);
-    }
+    if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
+        return usageError(problem);
 
     QString jsonPath = parser.value(QStringLiteral("json"));
     const QString pngPath = parser.value(QStringLiteral("png"));
@@ -184,7 +207,7 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 
-    const QJsonObject report = buildReport(*loaded.run, *profile, thresholds);
+    const QJsonObject report = buildReport(*loaded.run, profile, thresholds);
     QString error;
     if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
         err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
@@ -192,7 +215,7 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 #ifdef GOBLIN_HAVE_GUI
-    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, *profile, thresholds, pngPath, &error)) {
+    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, profile, thresholds, pngPath, &error)) {
         err() << "goblin-workbench report: cannot write the PNG report: " << error << "\n";
         err().flush();
         return ReportRunDirUnreadable;

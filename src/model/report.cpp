@@ -1,5 +1,8 @@
 #include "report.h"
 
+#include "advice.h"
+#include "commandline.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -179,6 +182,8 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("inputs"), inputs},
         {QStringLiteral("aggregates"), aggregates},
         {QStringLiteral("diagnostics"), diagnostics},
+        {QStringLiteral("advice"), adviceJson(adviseRun(run, profile, thresholds, m.wasteBudget))},
+        {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
     };
 }
 
