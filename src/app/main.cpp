@@ -7,7 +7,10 @@
 // --png` to goblin-workbench-gui with execv(). The split is for speed: loading the ~35 GUI shared
 // libraries costs 30 ms at every start, as much as parsing 30 MB of trace (docs/performance.md).
 
+#include "comparecommand.h"
 #include "reportcommand.h"
+#include "sweepcommand.h"
+#include "tablecommand.h"
 
 #ifdef GOBLIN_HAVE_GUI
 #include "guimain.h"
@@ -101,6 +104,14 @@ int main(int argc, char **argv)
         return goblin::runReportCommand(arguments);
     }
 
+    for (const auto &[name, run] : {std::pair{"compare", &goblin::runCompareCommand},
+                                    std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand}})
+        if (argc > 1 && std::strcmp(argv[1], name) == 0) {
+            QCoreApplication app(argc, argv);
+            setApplicationIdentity();
+            return run(argumentsAfterCommand(argc, argv));
+        }
+
     // --help and --version must work without a display, so they are answered before any
     // QGuiApplication exists.
     {
@@ -109,7 +120,10 @@ int main(int argc, char **argv)
         QCommandLineParser parser;
         parser.setApplicationDescription(QStringLiteral(
             "Goblin Workbench shows where each training step's time goes (the waste budget) from a profiling "
-            "run folder.\n\nCommands:\n  report RUN_DIR [options]   write the report headless (see 'report --help')"));
+            "run folder.\n\nCommands:\n  report RUN_DIR [options]   write the report headless (see 'report --help')\n"
+            "  compare A B [C...]         compare runs under one set of thresholds\n"
+            "  sweep RUN_DIR --threshold NAME --from A --to B --by S   each bucket along one threshold\n"
+            "  table DIR...               one CSV row per run"));
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders to open."),

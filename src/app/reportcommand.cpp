@@ -74,6 +74,15 @@ void setUpParser(QCommandLineParser &parser)
                                                 "when no --png is given)."),
          QStringLiteral("FILE")},
         {QStringLiteral("png"), QStringLiteral("Render the dashboard image to FILE."), QStringLiteral("FILE")},
+    });
+    addThresholdOptions(parser);
+}
+
+} // namespace
+
+void addThresholdOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
         {QStringLiteral("profile"), QStringLiteral("Heuristics profile: workbench (default) or reference."),
          QStringLiteral("workbench|reference"), QStringLiteral("workbench")},
         {QStringLiteral("precision"), QStringLiteral("Precision of the workload: none (default), fp32, fp16, bf16, fp8."),
@@ -95,8 +104,6 @@ void setUpParser(QCommandLineParser &parser)
     }
 }
 
-} // namespace
-
 QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName)
 {
     QString text = parser.helpText();
@@ -105,6 +112,42 @@ QString helpTextNamed(const QCommandLineParser &parser, const QString &usageName
     if (!arguments.isEmpty() && text.startsWith(prefix + arguments.constFirst()))
         text.replace(prefix.size(), arguments.constFirst().size(), usageName);
     return text;
+}
+
+bool thresholdsFromOptions(const QCommandLineParser &parser, HeuristicsProfile *profile, Thresholds *thresholds,
+                           QString *problem)
+{
+    const auto fail = [](QString *out, const QString &message) {
+        *out = message;
+        return false;
+    };
+    problem->clear();
+    const auto profileChoice = profileFromName(parser.value(QStringLiteral("profile")));
+    if (!profileChoice)
+        return fail(problem, QStringLiteral("--profile must be workbench or reference, not '%1'")
+                              .arg(parser.value(QStringLiteral("profile"))));
+    const auto precision = precisionFromName(parser.value(QStringLiteral("precision")));
+    if (!precision)
+        return fail(problem, QStringLiteral("--precision must be none, fp32, fp16, bf16 or fp8, not '%1'")
+                              .arg(parser.value(QStringLiteral("precision"))));
+    thresholds->precision = *precision;
+    if (parser.isSet(QStringLiteral("steps"))) {
+        bool ok = false;
+        const int steps = parser.value(QStringLiteral("steps")).toInt(&ok);
+        if (!ok || steps < 1)
+            return fail(problem, QStringLiteral("--steps needs a whole number of at least 1, not '%1'")
+                                  .arg(parser.value(QStringLiteral("steps"))));
+        thresholds->steps = steps;
+    }
+    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
+        if (auto v = numberOption(parser, d, problem))
+            thresholds->*(d.member) = *v;
+        else if (!problem->isEmpty())
+            return false;
+    }
+
+    *profile = *profileChoice;
+    return true;
 }
 
 bool reportNeedsGui(const QStringList &arguments)
@@ -132,31 +175,11 @@ int runReportCommand(const QStringList &arguments)
         return usageError(QStringLiteral("one RUN_DIR only, got %1").arg(positional.size()));
     const QString runDir = positional.front();
 
-    const auto profile = profileFromName(parser.value(QStringLiteral("profile")));
-    if (!profile)
-        return usageError(QStringLiteral("--profile must be workbench or reference, not '%1'")
-                              .arg(parser.value(QStringLiteral("profile"))));
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;
     Thresholds thresholds;
-    const auto precision = precisionFromName(parser.value(QStringLiteral("precision")));
-    if (!precision)
-        return usageError(QStringLiteral("--precision must be none, fp32, fp16, bf16 or fp8, not '%1'")
-                              .arg(parser.value(QStringLiteral("precision"))));
-    thresholds.precision = *precision;
-    if (parser.isSet(QStringLiteral("steps"))) {
-        bool ok = false;
-        const int steps = parser.value(QStringLiteral("steps")).toInt(&ok);
-        if (!ok || steps < 1)
-            return usageError(QStringLiteral("--steps needs a whole number of at least 1, not '%1'")
-                                  .arg(parser.value(QStringLiteral("steps"))));
-        thresholds.steps = steps;
-    }
     QString problem;
-    for (const ThresholdDescriptor &d : thresholdDescriptors()) {
-        if (auto v = numberOption(parser, d, &problem))
-            thresholds.*(d.member) = *v;
-        else if (!problem.isEmpty())
-            return usageError(problem);
-    }
+    if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
+        return usageError(problem);
 
     QString jsonPath = parser.value(QStringLiteral("json"));
     const QString pngPath = parser.value(QStringLiteral("png"));
@@ -179,8 +202,8 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 
-    const RunMetrics metrics = computeMetrics(loaded.run->profile(*profile), thresholds);  // once, for JSON and PNG
-    const QJsonObject report = buildReport(*loaded.run, *profile, thresholds, metrics);
+    const RunMetrics metrics = computeMetrics(loaded.run->profile(profile), thresholds);  // once, for JSON and PNG
+    const QJsonObject report = buildReport(*loaded.run, profile, thresholds, metrics);
     QString error;
     if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
         err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
@@ -188,7 +211,7 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 #ifdef GOBLIN_HAVE_GUI
-    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, *profile, thresholds, metrics, pngPath, &error)) {
+    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, profile, thresholds, metrics, pngPath, &error)) {
         err() << "goblin-workbench report: cannot write the PNG report: " << error << "\n";
         err().flush();
         return ReportRunDirUnreadable;

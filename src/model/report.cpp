@@ -3,6 +3,8 @@
 #include "exportfile.h"
 #include "thresholds.h"
 #include "timeline/timelinejson.h"
+#include "advice.h"
+#include "commandline.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -189,6 +191,8 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("inputs"), inputs},
         {QStringLiteral("aggregates"), aggregates},
         {QStringLiteral("diagnostics"), diagnostics},
+        {QStringLiteral("advice"), adviceJson(adviseRun(run, profile, thresholds, m.wasteBudget))},
+        {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
     };
     addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
     return report;

@@ -24,6 +24,9 @@ gen v1-monrocm6-nometa    --steps 4 --kernels-per-step 30 --trace-format v1 --sm
 gen quoteall-lf-compact   --steps 3 --kernels-per-step 30 --quote all --smi-lf --ts-style int --json-layout compact --metadata-position start --torch-detail lite --seed 7
 gen mixed-flashrocm       --steps 4 --kernels-per-step 30 --gpus 2 --precision mixed --attention flash_rocm --smi-vram-col VRAM_USED_GB --smi-rocm-version 6.4.1 --smi-na-util 0.3 --smi-na-vram 0.2 --seed 8
 gen busy-host-datawait    --steps 4 --kernels-per-step 20 --data-wait-ms 30 --data-cpu-frac 0.9 --kernel-scale 0.3 --seed 9
+# Advice fixtures (tst_advice): communication-bound and untuned-GEMM runs.
+gen comm-heavy            --steps 4 --kernels-per-step 20 --gpus 2 --collective-frac 0.6 --seed 12
+gen untuned-gemm          --steps 4 --kernels-per-step 20 --generic-gemm-frac 0.8 --seed 13
 
 # Real files from public projects (see ../PROVENANCE.md), assembled into run folders.
 real() {  # real NAME TRACE TORCH(json or json.gz, gunzipped) SMI

@@ -1,0 +1,139 @@
+#include "comparecommand.h"
+
+#include "commandline.h"
+#include "compare.h"
+#include "reportcommand.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QTextStream>
+
+namespace goblin {
+
+int commandUsageError(const QString &command, const QString &message)
+{
+    QTextStream err(stderr);
+    err << "goblin-workbench " << command << ": " << message << "\n"
+        << "Try 'goblin-workbench " << command << " --help' for more information.\n";
+    return CommandUsageError;
+}
+
+bool writeCommandOutput(const QByteArray &bytes, const QString &path, QString *error)
+{
+    if (path == QLatin1String("-")) {
+        QFile out;
+        if (!out.open(stdout, QIODevice::WriteOnly) || out.write(bytes) != bytes.size()) {
+            *error = QStringLiteral("cannot write to standard output");
+            return false;
+        }
+        out.flush();
+        return true;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+QString runDirContaining(const QString &outputPath, const QStringList &runDirs)
+{
+    if (outputPath.isEmpty() || outputPath == QLatin1String("-"))
+        return {};
+    const QString fileDir = QFileInfo(QFileInfo(QFileInfo(outputPath).absoluteFilePath()).absolutePath())
+                                .canonicalFilePath();
+    for (const QString &runDir : runDirs) {
+        const QString dir = QDir(runDir).canonicalPath();
+        if (!dir.isEmpty() && (fileDir == dir || fileDir.startsWith(dir + QLatin1Char('/'))))
+            return runDir;
+    }
+    return {};
+}
+
+QString absoluteRunDir(const QString &dir)
+{
+    return QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+}
+
+int runCompareCommand(const QStringList &arguments)
+{
+    const QString name = QStringLiteral("compare");
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Compares two or more run folders under one set of thresholds: waste-budget deltas (seconds per step and "
+        "share of step) and top-kernel changes (new, gone, faster, slower) against a baseline run. Writes JSON. "
+        "(--png is not available yet: the compare view is GUI work.)"));
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Two or more run folders."),
+                                 QStringLiteral("A B [C...]"));
+    parser.addOptions({
+        {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output, the default)."),
+         QStringLiteral("FILE"), QStringLiteral("-")},
+        {QStringLiteral("baseline"), QStringLiteral("Index of the baseline run among the RUN_DIRs (default 0, the first)."),
+         QStringLiteral("N"), QStringLiteral("0")},
+    });
+    addThresholdOptions(parser);
+    if (!parser.parse(QStringList{QStringLiteral("goblin-workbench compare")} + arguments))
+        return commandUsageError(name, parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) {
+        QTextStream(stdout) << helpTextNamed(parser, QStringLiteral("goblin-workbench compare"));
+        return CommandOk;
+    }
+    const QStringList dirs = parser.positionalArguments();
+    if (dirs.size() < 2)
+        return commandUsageError(name, QStringLiteral("needs at least two RUN_DIRs, got %1").arg(dirs.size()));
+    bool ok = false;
+    const int baseline = parser.value(QStringLiteral("baseline")).toInt(&ok);
+    if (!ok || baseline < 0 || baseline >= dirs.size())
+        return commandUsageError(name, QStringLiteral("--baseline needs a run index from 0 to %1, not '%2'")
+                                           .arg(dirs.size() - 1)
+                                           .arg(parser.value(QStringLiteral("baseline"))));
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;
+    Thresholds thresholds;
+    QString problem;
+    if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
+        return commandUsageError(name, problem);
+    const QString jsonPath = parser.value(QStringLiteral("json"));
+    if (const QString inside = runDirContaining(jsonPath, dirs); !inside.isEmpty())
+        return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes "
+                                                      "into a run folder, choose another place")
+                                           .arg(jsonPath, inside));
+
+    std::vector<std::shared_ptr<const RunAnalysis>> loaded;
+    QStringList failed;
+    for (const QString &dir : dirs) {
+        const LoadResult r = loadRun(dir);
+        if (r.outcome != LoadOutcome::Finished || !r.run) {
+            QTextStream(stderr) << "goblin-workbench compare: cannot read " << r.error << "\n";
+            failed << dir;
+            continue;
+        }
+        loaded.push_back(r.run);
+    }
+    if (!failed.isEmpty())
+        return CommandUnreadable;
+
+    std::vector<const RunAnalysis *> runs;
+    QStringList absolute;
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        runs.push_back(loaded[i].get());
+        absolute << absoluteRunDir(dirs.at(qsizetype(i)));
+    }
+    const QStringList command = reproducingCommand(name, absolute, profile, thresholds,
+                                                   {QStringLiteral("--baseline"), QString::number(baseline)});
+    const QJsonObject out = compareRuns(runs, profile, thresholds, baseline, command);
+    QString error;
+    if (!writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
+        QTextStream(stderr) << "goblin-workbench compare: cannot write the JSON: " << error << "\n";
+        return CommandUnreadable;
+    }
+    return CommandOk;
+}
+
+} // namespace goblin

@@ -1,0 +1,30 @@
+#pragma once
+/// \file Advice: rules that read a run's waste budget and the numbers behind it, and say what to
+/// look at, largest bucket first. Each piece of advice carries the bucket it explains (its
+/// seconds are that bucket's value) and the evidence, the numbers that triggered it.
+
+#include "runanalysis.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <vector>
+
+namespace goblin {
+
+struct Advice {
+    QString rule;              ///< "data_wait.input_pipeline", …
+    QString bucket;            ///< WasteBudget::bucketKey
+    double secondsPerStep = 0; ///< equal to the bucket's value
+    double shareOfStep = 0;    ///< secondsPerStep / step time
+    QString text;
+    QJsonObject evidence;      ///< the numbers used; never empty
+};
+
+/// Advice for every waste bucket above zero, sorted by seconds per step, largest first (ties keep
+/// the bucket order). `budget` must be computeMetrics(analysis, thresholds).wasteBudget.
+std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+                              const WasteBudget &budget);
+
+QJsonArray adviceJson(const std::vector<Advice> &advice);
+
+} // namespace goblin

@@ -1,0 +1,198 @@
+#include "compare.h"
+
+#include "commandline.h"
+#include "report.h"
+
+#include <QJsonArray>
+#include <QSet>
+#include <algorithm>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+const QString kMetrics = QStringLiteral("metrics");
+const QString kBudget = QStringLiteral("waste_budget");
+
+double stepTimeOf(const QJsonObject &report)
+{
+    return report[QStringLiteral("aggregates")][QStringLiteral("step_time_seconds")].toDouble(0.0);
+}
+
+QJsonValue difference(const QJsonValue &baseline, const QJsonValue &other)
+{
+    if (!baseline.isDouble() || !other.isDouble())
+        return QJsonValue(QJsonValue::Null);
+    return other.toDouble() - baseline.toDouble();
+}
+
+QString changeOf(double baseline, double other)
+{
+    if (baseline <= 0.0 && other > 0.0)
+        return QStringLiteral("new");
+    if (baseline > 0.0 && other <= 0.0)
+        return QStringLiteral("gone");
+    if (other < baseline)
+        return QStringLiteral("faster");
+    if (other > baseline)
+        return QStringLiteral("slower");
+    return QStringLiteral("same");
+}
+
+QString numberField(const QJsonValue &v)
+{
+    return v.isDouble() ? exactNumberText(v.toDouble()) : QString();
+}
+
+} // namespace
+
+QHash<QString, double> kernelSecondsPerStep(const RunAnalysis &run, HeuristicsProfile profile,
+                                            const QStringList &names)
+{
+    const ProfileAnalysis &a = run.profile(profile);
+    const KernelReading &kr = profile == HeuristicsProfile::Reference ? run.kernels.reference : run.kernels.workbench;
+    const double divisor = a.perStepPerGpuDivisor > 0.0 ? a.perStepPerGpuDivisor : 1.0;
+    QHash<QString, double> out;
+    for (const QString &n : names)
+        out.insert(n, 0.0);
+    const QSet<QString> wanted(names.begin(), names.end());
+    for (std::size_t id = 0; id < kr.perName.size() && id < run.kernels.names.size(); ++id) {
+        if (kr.perName[id].calls == 0)
+            continue;
+        const std::string &raw = run.kernels.names[id];
+        const QString name = QString::fromUtf8(raw.data(), qsizetype(raw.size()));
+        if (wanted.contains(name))
+            out[name] += double(kr.perName[id].totalNs) / 1e9 / divisor;
+    }
+    return out;
+}
+
+QStringList topKernelNames(const QJsonObject &report)
+{
+    QStringList out;
+    for (const QJsonValue &k : report[kMetrics][QStringLiteral("top_kernels")].toArray())
+        out << k[QStringLiteral("name")].toString();
+    return out;
+}
+
+QJsonObject compareDelta(const QJsonObject &baseline, const QJsonObject &other,
+                         const QHash<QString, double> &baselineKernels, const QHash<QString, double> &otherKernels,
+                         int otherIndex)
+{
+    const QJsonObject b = baseline[kMetrics][kBudget].toObject();
+    const QJsonObject o = other[kMetrics][kBudget].toObject();
+    const double stepB = stepTimeOf(baseline), stepO = stepTimeOf(other);
+    QJsonObject budget, share;
+    for (int i = 0; i < WasteBudget::BucketCount; ++i) {
+        const QString key = WasteBudget::bucketKey(i);
+        budget.insert(key, difference(b[key], o[key]));
+        share.insert(key, b[key].isDouble() && o[key].isDouble() && stepB > 0 && stepO > 0
+                              ? QJsonValue(o[key].toDouble() / stepO - b[key].toDouble() / stepB)
+                              : QJsonValue(QJsonValue::Null));
+    }
+
+    QStringList names = topKernelNames(baseline);
+    for (const QString &n : topKernelNames(other))
+        if (!names.contains(n))
+            names << n;
+    struct Row {
+        QString name;
+        double base, other;
+    };
+    std::vector<Row> rows;
+    for (const QString &n : names)
+        rows.push_back({n, baselineKernels.value(n, 0.0), otherKernels.value(n, 0.0)});
+    std::stable_sort(rows.begin(), rows.end(), [](const Row &x, const Row &y) {
+        return std::abs(x.other - x.base) > std::abs(y.other - y.base);
+    });
+    QJsonArray kernels;
+    for (const Row &r : rows)
+        kernels.append(QJsonObject{{QStringLiteral("name"), r.name},
+                                   {QStringLiteral("baseline_s_per_step"), r.base},
+                                   {QStringLiteral("other_s_per_step"), r.other},
+                                   {QStringLiteral("delta_s_per_step"), r.other - r.base},
+                                   {QStringLiteral("change"), changeOf(r.base, r.other)}});
+
+    return QJsonObject{{QStringLiteral("other"), otherIndex},
+                       {kBudget, budget},
+                       {QStringLiteral("share_of_step"), share},
+                       {QStringLiteral("step_time_seconds"), stepO - stepB},
+                       {QStringLiteral("kernels"), kernels}};
+}
+
+QJsonObject compareRuns(const std::vector<const RunAnalysis *> &runs, HeuristicsProfile profile,
+                        const Thresholds &thresholds, int baseline, const QStringList &command)
+{
+    std::vector<QJsonObject> reports;
+    QStringList names;
+    for (const RunAnalysis *r : runs) {
+        reports.push_back(buildReport(*r, profile, thresholds));
+        for (const QString &n : topKernelNames(reports.back()))
+            if (!names.contains(n))
+                names << n;
+    }
+    std::vector<QHash<QString, double>> kernels;
+    for (const RunAnalysis *r : runs)
+        kernels.push_back(kernelSecondsPerStep(*r, profile, names));
+
+    QJsonArray reportArray, deltas;
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        reportArray.append(reports[i]);
+        if (int(i) != baseline)
+            deltas.append(compareDelta(reports[std::size_t(baseline)], reports[i], kernels[std::size_t(baseline)],
+                                       kernels[i], int(i)));
+    }
+    QJsonObject out{{QStringLiteral("runs"), reportArray}, {QStringLiteral("baseline"), baseline}};
+    if (deltas.size() == 1)
+        out.insert(QStringLiteral("delta"), deltas.first());
+    else
+        out.insert(QStringLiteral("deltas"), deltas);
+    if (!command.isEmpty())
+        out.insert(QStringLiteral("command"), commandJson(command));
+    return out;
+}
+
+QStringList tableHeader()
+{
+    QStringList h{QStringLiteral("run"), QStringLiteral("path"), QStringLiteral("profile")};
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        h << WasteBudget::bucketKey(i);
+    h << QStringLiteral("gpu_util_pct") << QStringLiteral("step_time_seconds") << QStringLiteral("top_kernel")
+      << QStringLiteral("top_kernel_pct_time") << QStringLiteral("diagnostics");
+    return h;
+}
+
+QStringList tableRow(const QJsonObject &report)
+{
+    const QJsonObject metrics = report[kMetrics].toObject();
+    QStringList row{report[QStringLiteral("run")][QStringLiteral("name")].toString(),
+                    report[QStringLiteral("run")][QStringLiteral("path")].toString(),
+                    report[QStringLiteral("profile")].toString()};
+    const QJsonObject budget = metrics[kBudget].toObject();
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        row << numberField(budget[WasteBudget::bucketKey(i)]);
+    const QJsonArray top = metrics[QStringLiteral("top_kernels")].toArray();
+    row << numberField(metrics[QStringLiteral("gpu_util_pct")])
+        << numberField(report[QStringLiteral("aggregates")][QStringLiteral("step_time_seconds")])
+        << (top.isEmpty() ? QString() : top.first()[QStringLiteral("name")].toString())
+        << (top.isEmpty() ? QString() : numberField(top.first()[QStringLiteral("pct_time")]))
+        << QString::number(report[QStringLiteral("diagnostics")].toArray().size());
+    return row;
+}
+
+QString csvLine(const QStringList &fields)
+{
+    QStringList out;
+    for (QString f : fields) {
+        if (f.contains(QLatin1Char(',')) || f.contains(QLatin1Char('"')) || f.contains(QLatin1Char('\n')) ||
+            f.contains(QLatin1Char('\r'))) {
+            f.replace(QLatin1String("\""), QLatin1String("\"\""));
+            f = QLatin1Char('"') + f + QLatin1Char('"');
+        }
+        out << f;
+    }
+    return out.join(QLatin1Char(','));
+}
+
+} // namespace goblin

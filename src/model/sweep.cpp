@@ -1,0 +1,141 @@
+#include "sweep.h"
+
+#include "commandline.h"
+
+#include <QJsonArray>
+#include <algorithm>
+#include <cmath>
+
+namespace goblin {
+
+std::optional<SweepThreshold> sweepThresholdFromName(const QString &name)
+{
+    if (name == QLatin1String("gpu-util-below"))
+        return SweepThreshold::GpuUtilBelow;
+    if (name == QLatin1String("host-busy-above"))
+        return SweepThreshold::HostBusyAbove;
+    if (name == QLatin1String("hbm-target"))
+        return SweepThreshold::HbmTarget;
+    return std::nullopt;
+}
+
+QString sweepThresholdName(SweepThreshold which)
+{
+    switch (which) {
+    case SweepThreshold::GpuUtilBelow:
+        return QStringLiteral("gpu-util-below");
+    case SweepThreshold::HostBusyAbove:
+        return QStringLiteral("host-busy-above");
+    case SweepThreshold::HbmTarget:
+        return QStringLiteral("hbm-target");
+    }
+    return {};
+}
+
+void sweepThresholdRange(SweepThreshold which, double *minimum, double *maximum)
+{
+    *minimum = 0.0;
+    *maximum = which == SweepThreshold::HostBusyAbove ? 1.0 : 100.0;
+}
+
+void setSweepThreshold(Thresholds &thresholds, SweepThreshold which, double value)
+{
+    switch (which) {
+    case SweepThreshold::GpuUtilBelow:
+        thresholds.gpuUtilBelowPct = value;
+        break;
+    case SweepThreshold::HostBusyAbove:
+        thresholds.hostBusyAbove = value;
+        break;
+    case SweepThreshold::HbmTarget:
+        thresholds.hbmTargetPct = value;
+        break;
+    }
+}
+
+std::vector<double> sweepValues(double from, double to, double by, int maxPoints)
+{
+    if (!std::isfinite(from) || !std::isfinite(to) || !std::isfinite(by) || by <= 0.0 || to < from)
+        return {};
+    const double steps = std::floor((to - from) / by + 1e-9);
+    if (steps + 1.0 > double(maxPoints))
+        return {};
+    std::vector<double> out;
+    for (int i = 0; i <= int(steps); ++i)
+        out.push_back(std::min(from + double(i) * by, to));
+    return out;
+}
+
+std::vector<SweepPoint> sweepRun(const ProfileAnalysis &analysis, const Thresholds &base, SweepThreshold which,
+                                 const std::vector<double> &values)
+{
+    std::vector<SweepPoint> out;
+    out.reserve(values.size());
+    for (double v : values) {
+        Thresholds t = base;
+        setSweepThreshold(t, which, v);
+        out.push_back({v, computeMetrics(analysis, t).wasteBudget});
+    }
+    return out;
+}
+
+std::vector<SwitchPoint> switchPoints(const std::vector<SweepPoint> &points)
+{
+    std::vector<SwitchPoint> out;
+    for (std::size_t i = 1; i < points.size(); ++i)
+        for (int b = 0; b < WasteBudget::BucketCount; ++b) {
+            const bool before = points[i - 1].budget.bucket(b) > 0.0;
+            const bool now = points[i].budget.bucket(b) > 0.0;
+            if (before != now)
+                out.push_back({WasteBudget::bucketKey(b), points[i].value, now});
+        }
+    return out;
+}
+
+namespace {
+
+QJsonValue number(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
+
+} // namespace
+
+QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &points, const QStringList &command)
+{
+    QJsonArray pointArray;
+    for (const SweepPoint &p : points) {
+        QJsonObject budget;
+        for (int b = 0; b < WasteBudget::BucketCount; ++b)
+            budget.insert(WasteBudget::bucketKey(b), number(p.budget.bucket(b)));
+        pointArray.append(QJsonObject{{QStringLiteral("value"), p.value}, {QStringLiteral("waste_budget"), budget}});
+    }
+    QJsonArray switches;
+    for (const SwitchPoint &s : switchPoints(points))
+        switches.append(QJsonObject{{QStringLiteral("bucket"), s.bucket},
+                                    {QStringLiteral("value"), s.value},
+                                    {QStringLiteral("switches"), s.on ? QStringLiteral("on") : QStringLiteral("off")}});
+    QJsonObject out{{QStringLiteral("threshold"), sweepThresholdName(which)},
+                    {QStringLiteral("points"), pointArray},
+                    {QStringLiteral("switch_points"), switches}};
+    if (!command.isEmpty())
+        out.insert(QStringLiteral("command"), commandJson(command));
+    return out;
+}
+
+QByteArray sweepCsv(const std::vector<SweepPoint> &points)
+{
+    QByteArray out = "value";
+    for (int b = 0; b < WasteBudget::BucketCount; ++b)
+        out += ',' + WasteBudget::bucketKey(b).toLatin1();
+    out += '\n';
+    for (const SweepPoint &p : points) {
+        out += exactNumberText(p.value).toLatin1();
+        for (int b = 0; b < WasteBudget::BucketCount; ++b)
+            out += ',' + (std::isfinite(p.budget.bucket(b)) ? exactNumberText(p.budget.bucket(b)).toLatin1() : QByteArray());
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace goblin

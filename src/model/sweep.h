@@ -1,0 +1,49 @@
+#pragma once
+/// \file Threshold sweep: each waste bucket as a function of one threshold
+/// (`goblin-workbench sweep`). Every point is computeMetrics() at that value, the same
+/// computation `report` does, so a point equals the report at that threshold.
+
+#include "runanalysis.h"
+
+#include <QJsonObject>
+#include <optional>
+#include <vector>
+
+namespace goblin {
+
+enum class SweepThreshold { GpuUtilBelow, HostBusyAbove, HbmTarget };
+std::optional<SweepThreshold> sweepThresholdFromName(const QString &name);  ///< "gpu-util-below", …
+QString sweepThresholdName(SweepThreshold which);
+void sweepThresholdRange(SweepThreshold which, double *minimum, double *maximum);  ///< the option's limits
+void setSweepThreshold(Thresholds &thresholds, SweepThreshold which, double value);
+
+struct SweepPoint {
+    double value = 0.0;
+    WasteBudget budget;
+};
+
+/// The values from, from + by, … up to `to` (inclusive, within by × 1e-9), each computed as
+/// from + i × by so no rounding accumulates. Empty when by <= 0, to < from or more than
+/// `maxPoints` points would result.
+std::vector<double> sweepValues(double from, double to, double by, int maxPoints = 100000);
+
+std::vector<SweepPoint> sweepRun(const ProfileAnalysis &analysis, const Thresholds &base, SweepThreshold which,
+                                 const std::vector<double> &values);
+
+/// Where each bucket switches on (zero → above zero) or off, between consecutive points: the
+/// first value at which the new state holds.
+struct SwitchPoint {
+    QString bucket;
+    double value = 0.0;
+    bool on = true;
+};
+std::vector<SwitchPoint> switchPoints(const std::vector<SweepPoint> &points);
+
+/// {"threshold", "points": [{"value", "waste_budget"}], "switch_points": [{"bucket", "value",
+/// "switches": "on"|"off"}]} plus `command` when not empty.
+QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &points, const QStringList &command);
+
+/// CSV: value and the seven buckets, one line per point, with a header line.
+QByteArray sweepCsv(const std::vector<SweepPoint> &points);
+
+} // namespace goblin
