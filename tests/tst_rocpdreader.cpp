@@ -214,14 +214,9 @@ void TestRocpdReader::reportEqualsCsv()
     };
     for (const char *section : {"metrics", "aggregates"})
         b.insert(QLatin1String(section), rename(b.value(QLatin1String(section))));
-    const bool sharedGpu = rocpd.startsWith(QLatin1String("split")) && profile == int(HeuristicsProfile::Workbench);
     for (const char *section : {"metrics", "aggregates", "thresholds", "profile"}) {
         QString difference;
         QVERIFY2(a.contains(QLatin1String(section)), section);
-        if (sharedGpu && (QByteArray(section) == "metrics" || QByteArray(section) == "aggregates"))
-            QEXPECT_FAIL("", "two processes on one GPU: the timeline's utilisation is the mean over (process, GPU), "
-                             "not the union per GPU as from the single trace.csv (issue 13, ranks)",
-                         Continue);
         QVERIFY2(test::jsonNearlyEqual(a.value(QLatin1String(section)), b.value(QLatin1String(section)), 1e-9,
                                        &difference, QLatin1String(section)),
                  qPrintable(difference));

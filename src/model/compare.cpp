@@ -84,8 +84,12 @@ QJsonObject compareDelta(const QJsonObject &baseline, const QJsonObject &other,
     const QJsonObject o = other[kMetrics][kBudget].toObject();
     const double stepB = stepTimeOf(baseline), stepO = stepTimeOf(other);
     QJsonObject budget, share;
-    for (int i = 0; i < WasteBudget::BucketCount; ++i) {
-        const QString key = WasteBudget::bucketKey(i);
+    QStringList keys;
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        keys << WasteBudget::bucketKey(i);
+    if (b.contains(QLatin1String("unattributed_s")) || o.contains(QLatin1String("unattributed_s")))
+        keys << QStringLiteral("unattributed_s");  // workbench reports: the step nothing measured
+    for (const QString &key : keys) {
         budget.insert(key, difference(b[key], o[key]));
         share.insert(key, b[key].isDouble() && o[key].isDouble() && stepB > 0 && stepO > 0
                               ? QJsonValue(o[key].toDouble() / stepO - b[key].toDouble() / stepB)

@@ -1,6 +1,7 @@
 #include "sweep.h"
 
 #include "commandline.h"
+#include "thresholds.h"
 
 #include <QJsonArray>
 #include <algorithm>
@@ -32,25 +33,26 @@ QString sweepThresholdName(SweepThreshold which)
     return {};
 }
 
+/// The knob in the one threshold table: its range and member are those of every other place.
+static const ThresholdDescriptor &descriptorOf(SweepThreshold which)
+{
+    const QString name = sweepThresholdName(which);
+    for (const ThresholdDescriptor &d : thresholdDescriptors())
+        if (d.cliNameText() == name)
+            return d;
+    Q_UNREACHABLE();
+}
+
 void sweepThresholdRange(SweepThreshold which, double *minimum, double *maximum)
 {
-    *minimum = 0.0;
-    *maximum = which == SweepThreshold::HostBusyAbove ? 1.0 : 100.0;
+    const ThresholdDescriptor &d = descriptorOf(which);
+    *minimum = d.minimum;
+    *maximum = d.maximum;
 }
 
 void setSweepThreshold(Thresholds &thresholds, SweepThreshold which, double value)
 {
-    switch (which) {
-    case SweepThreshold::GpuUtilBelow:
-        thresholds.gpuUtilBelowPct = value;
-        break;
-    case SweepThreshold::HostBusyAbove:
-        thresholds.hostBusyAbove = value;
-        break;
-    case SweepThreshold::HbmTarget:
-        thresholds.hbmTargetPct = value;
-        break;
-    }
+    thresholds.*(descriptorOf(which).member) = value;
 }
 
 std::vector<double> sweepValues(double from, double to, double by, int maxPoints)
@@ -74,7 +76,7 @@ std::vector<SweepPoint> sweepRun(const ProfileAnalysis &analysis, const Threshol
     for (double v : values) {
         Thresholds t = base;
         setSweepThreshold(t, which, v);
-        out.push_back({v, computeMetrics(analysis, t).wasteBudget});
+        out.push_back({v, computeMetrics(analysis, t).wasteBudget, analysis.profile});
     }
     return out;
 }
@@ -108,6 +110,8 @@ QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &point
         QJsonObject budget;
         for (int b = 0; b < WasteBudget::BucketCount; ++b)
             budget.insert(WasteBudget::bucketKey(b), number(p.budget.bucket(b)));
+        if (p.profile == HeuristicsProfile::Workbench)  // as the report has it
+            budget.insert(QStringLiteral("unattributed_s"), number(p.budget.unattributed));
         pointArray.append(QJsonObject{{QStringLiteral("value"), p.value}, {QStringLiteral("waste_budget"), budget}});
     }
     QJsonArray switches;

@@ -20,6 +20,7 @@ void setSweepThreshold(Thresholds &thresholds, SweepThreshold which, double valu
 struct SweepPoint {
     double value = 0.0;
     WasteBudget budget;
+    HeuristicsProfile profile = HeuristicsProfile::Workbench;
 };
 
 /// The values from, from + by, … up to `to` (inclusive, within by × 1e-9), each computed as
