@@ -48,7 +48,7 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     , m_stripRect(new QCPAxisRect(this))
 {
     setMouseTracking(true);
-    setMinimumSize(320, 240);
+    setMinimumSize(320, 120);  // it lives in the bottom tabs, which must not squeeze the budget chart
     plotLayout()->addElement(1, 0, m_stripRect);
     auto *margins = new QCPMarginGroup(this);
     m_barsRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
