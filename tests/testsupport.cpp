@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <cmath>
 
 namespace goblin::test {
@@ -178,6 +179,21 @@ QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &sc
     QStringList errors;
     validate(instance, schema, schema, QStringLiteral("$"), errors);
     return errors;
+}
+
+AppRun runApp(const QStringList &arguments)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the command-line commands must not need one
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(GOBLIN_APP_BINARY), arguments);
+    if (!p.waitForFinished(120000))
+        return {};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 } // namespace goblin::test

@@ -24,4 +24,14 @@ bool jsonNearlyEqual(const QJsonValue &expected, const QJsonValue &actual, doubl
 /// Unknown keywords make it fail loudly, so the schema cannot silently outgrow the validator.
 QStringList validateJsonSchema(const QJsonValue &instance, const QJsonObject &schema);
 
+/// What a run of the goblin-workbench executable gave; exitCode -1 on a timeout, -2 on a crash.
+struct AppRun {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+/// Runs the goblin-workbench executable (GOBLIN_APP_BINARY) with no display at all, as a batch
+/// job or CI would, and waits up to two minutes.
+AppRun runApp(const QStringList &arguments);
+
 } // namespace goblin::test

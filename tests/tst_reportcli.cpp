@@ -21,25 +21,8 @@ class TestReportCli : public QObject
     Q_OBJECT
 
 private:
-    struct Run {
-        int exitCode = -1;
-        QByteArray out, err;
-    };
-
-    static Run run(const QStringList &arguments)
-    {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(QStringLiteral("DISPLAY"));
-        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
-        env.remove(QStringLiteral("QT_QPA_PLATFORM"));  // the report command must not need one
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(GOBLIN_APP_BINARY), arguments);
-        if (!p.waitForFinished(120000))
-            return {};
-        return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-                p.readAllStandardError()};
-    }
+    using Run = test::AppRun;
+    static Run run(const QStringList &arguments) { return test::runApp(arguments); }
 
     static QString fixture(const QString &name) { return test::dataPath(QStringLiteral("runs/") + name); }
 
