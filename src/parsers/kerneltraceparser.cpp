@@ -1,6 +1,7 @@
 #include "kerneltraceparser.h"
 
 #include "io/regularfile.h"
+#include "io/runfolder.h"
 
 #include "columnresolver.h"
 #include "csvreader.h"
@@ -1085,14 +1086,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
 /// `*_kernel_trace.csv` in the run folder and its direct sub-folders, relative paths, sorted.
 QStringList perProcessTraces(const QDir &dir)
 {
-    const QStringList filter{QStringLiteral("*_kernel_trace.csv")};
-    QStringList out;
-    for (const QFileInfo &fi : dir.entryInfoList(filter, QDir::Files, QDir::Name))
-        out << fi.fileName();
-    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-        for (const QFileInfo &fi : QDir(sub.absoluteFilePath()).entryInfoList(filter, QDir::Files, QDir::Name))
-            out << sub.fileName() + QLatin1Char('/') + fi.fileName();
-    return out;
+    return runFolderFiles(dir, {QStringLiteral("*_kernel_trace.csv")});
 }
 
 /// Other files that hold kernel data the workbench does not pick up by itself.

@@ -1,6 +1,7 @@
 #include "rocpdfile.h"
 
 #include "io/regularfile.h"
+#include "io/runfolder.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -177,15 +178,8 @@ bool readLayout(Connection &conn, Layout &out)
 
 QStringList databaseCandidates(const QDir &dir)
 {
-    const QStringList filter{QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"),
-                             QStringLiteral("*.sqlite3")};
-    QStringList out;
-    for (const QFileInfo &fi : dir.entryInfoList(filter, QDir::Files, QDir::Name))
-        out << fi.fileName();
-    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-        for (const QFileInfo &fi : QDir(sub.absoluteFilePath()).entryInfoList(filter, QDir::Files, QDir::Name))
-            out << sub.fileName() + QLatin1Char('/') + fi.fileName();
-    return out;
+    return runFolderFiles(dir, {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"),
+                                QStringLiteral("*.sqlite3")});
 }
 
 } // namespace goblin::rocpd
