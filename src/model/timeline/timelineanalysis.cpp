@@ -180,17 +180,20 @@ struct DeviceSets {
     IntervalSet busy, compute, comm, exposedComm, memcpy, idleHostBusy;
 };
 
-TimelineStepValues valuesIn(const DeviceSets &s, TimeInterval w)
+/// One step's values from a device's interval sets: the only place the idle split is derived.
+TimelineStepValues valuesIn(const IntervalSet &busy, const IntervalSet &compute, const IntervalSet &comm,
+                            const IntervalSet &exposedComm, const IntervalSet &memcpy,
+                            const IntervalSet &idleHostBusy, TimeInterval w)
 {
     TimelineStepValues v;
     v.windowNs = w.endNs - w.startNs;
-    v.busyNs = s.busy.measure(w.startNs, w.endNs);
-    v.computeNs = s.compute.measure(w.startNs, w.endNs);
-    v.commNs = s.comm.measure(w.startNs, w.endNs);
-    v.exposedCommNs = s.exposedComm.measure(w.startNs, w.endNs);
-    v.memcpyNs = s.memcpy.measure(w.startNs, w.endNs);
+    v.busyNs = busy.measure(w.startNs, w.endNs);
+    v.computeNs = compute.measure(w.startNs, w.endNs);
+    v.commNs = comm.measure(w.startNs, w.endNs);
+    v.exposedCommNs = exposedComm.measure(w.startNs, w.endNs);
+    v.memcpyNs = memcpy.measure(w.startNs, w.endNs);
     v.idleNs = v.windowNs - v.busyNs;
-    v.idleHostBusyNs = s.idleHostBusy.measure(w.startNs, w.endNs);
+    v.idleHostBusyNs = idleHostBusy.measure(w.startNs, w.endNs);
     v.idleNothingNs = v.idleNs - v.idleHostBusyNs;
     return v;
 }
@@ -200,7 +203,7 @@ std::vector<TimelineStepValues> valuesFor(const DeviceSets &s, const std::vector
     std::vector<TimelineStepValues> out;
     out.reserve(windows.size());
     for (const TimeInterval &w : windows)
-        out.push_back(valuesIn(s, w));
+        out.push_back(valuesIn(s.busy, s.compute, s.comm, s.exposedComm, s.memcpy, s.idleHostBusy, w));
     return out;
 }
 
@@ -335,17 +338,8 @@ std::vector<TimelineStepValues> recutSteps(const DeviceTimelineAnalysis &device,
     std::vector<TimelineStepValues> out;
     out.reserve(windows.size());
     for (const TimeInterval &w : windows) {
-        TimelineStepValues v;
-        v.windowNs = w.endNs - w.startNs;
-        v.busyNs = device.busy.measure(w.startNs, w.endNs);
-        v.computeNs = device.compute.measure(w.startNs, w.endNs);
-        v.commNs = device.comm.measure(w.startNs, w.endNs);
-        v.exposedCommNs = device.exposedComm.measure(w.startNs, w.endNs);
-        v.memcpyNs = device.memcpySet.measure(w.startNs, w.endNs);
-        v.idleNs = v.windowNs - v.busyNs;
-        v.idleHostBusyNs = device.idleHostBusy.measure(w.startNs, w.endNs);
-        v.idleNothingNs = v.idleNs - v.idleHostBusyNs;
-        out.push_back(v);
+        out.push_back(valuesIn(device.busy, device.compute, device.comm, device.exposedComm, device.memcpySet,
+                               device.idleHostBusy, w));
     }
     return out;
 }
