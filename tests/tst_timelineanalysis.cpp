@@ -215,7 +215,7 @@ void TestTimelineAnalysis::recutEqualsAnalysisWithSteps()
     for (int n : {1, 3, 7, 1001}) {
         const TimelineAnalysis cut = analyzeTimeline(tl, n);
         const std::vector<TimelineStepValues> recut = recutSteps(
-            whole.devices[0], equalWindows(whole.files[0].kernelFirstNs, whole.files[0].kernelLastNs, n));
+            tl, whole.devices[0], equalWindows(whole.files[0].kernelFirstNs, whole.files[0].kernelLastNs, n));
         QCOMPARE(recut.size(), cut.devices[0].perStep.size());
         qint64 busy = 0;
         for (std::size_t i = 0; i < recut.size(); ++i) {
@@ -227,9 +227,10 @@ void TestTimelineAnalysis::recutEqualsAnalysisWithSteps()
         }
         QCOMPARE(busy, whole.devices[0].busyNs);  // the kernel span here is the whole device span
     }
-    // Devices with step marks keep no sets: nothing to cut again.
-    const TimelineAnalysis marked = analyzeTimeline(test::timelineFromSpec("P:0:10 K:k:0:5"));
-    QVERIFY(recutSteps(marked.devices[0], equalWindows(0, 10, 2)).empty());
+    // Devices with step marks have fixed windows: nothing to cut again.
+    const GpuTimeline markedTimeline = test::timelineFromSpec("P:0:10 K:k:0:5");
+    const TimelineAnalysis marked = analyzeTimeline(markedTimeline);
+    QVERIFY(recutSteps(markedTimeline, marked.devices[0], equalWindows(0, 10, 2)).empty());
 }
 
 void TestTimelineAnalysis::equalWindowsCoverTheSpanExactly()

@@ -176,91 +176,231 @@ std::vector<TimeInterval> equalWindows(qint64 firstNs, qint64 lastNs, int n)
 
 namespace {
 
-struct DeviceSets {
-    IntervalSet busy, compute, comm, exposedComm, memcpy, idleHostBusy;
+/// Step windows in start order with the running maximum of their ends, so that a stream of
+/// intervals arriving in start order finds the windows it can touch without scanning the ones
+/// it has left behind (steps may overlap; ProfilerStep windows normally do not).
+class WindowIndex
+{
+public:
+    explicit WindowIndex(const std::vector<TimeInterval> &windows) : m_windows(windows)
+    {
+        m_order.resize(windows.size());
+        std::iota(m_order.begin(), m_order.end(), std::size_t(0));
+        std::stable_sort(m_order.begin(), m_order.end(), [&](std::size_t a, std::size_t b) {
+            return windows[a].startNs < windows[b].startNs;
+        });
+        qint64 maxEnd = std::numeric_limits<qint64>::min();
+        for (std::size_t i : m_order) {
+            maxEnd = std::max(maxEnd, windows[i].endNs);
+            m_maxEnd.push_back(maxEnd);
+        }
+    }
+    std::size_t size() const { return m_order.size(); }
+
+    /// Calls f(window index, overlap start, overlap end) for each window [a, b) overlaps. The
+    /// cursor belongs to one stream, whose intervals arrive in start order.
+    template<class F>
+    void forOverlaps(std::size_t &cursor, qint64 a, qint64 b, F &&f) const
+    {
+        while (cursor < m_order.size() && m_maxEnd[cursor] <= a)
+            ++cursor;
+        for (std::size_t k = cursor; k < m_order.size(); ++k) {
+            const TimeInterval &w = m_windows[m_order[k]];
+            if (w.startNs >= b)
+                break;
+            const qint64 lo = std::max(a, w.startNs), hi = std::min(b, w.endNs);
+            if (hi > lo)
+                f(m_order[k], lo, hi);
+        }
+    }
+
+private:
+    const std::vector<TimeInterval> &m_windows;
+    std::vector<std::size_t> m_order;
+    std::vector<qint64> m_maxEnd;
 };
 
-/// One step's values from a device's interval sets: the only place the idle split is derived.
-TimelineStepValues valuesIn(const IntervalSet &busy, const IntervalSet &compute, const IntervalSet &comm,
-                            const IntervalSet &exposedComm, const IntervalSet &memcpy,
-                            const IntervalSet &idleHostBusy, TimeInterval w)
+/// The union of intervals arriving in start order, emitted one merged interval at a time: the
+/// sweep never holds a set, only the interval it is growing.
+struct UnionStream {
+    qint64 startNs = 0, endNs = 0;
+    bool open = false;
+    std::size_t cursor = 0;  ///< into the WindowIndex
+    qint64 totalNs = 0;
+
+    template<class Emit>
+    void add(qint64 a, qint64 b, Emit &&sink)
+    {
+        if (b <= a)
+            return;
+        if (open && a <= endNs) {
+            endNs = std::max(endNs, b);
+            return;
+        }
+        flush(sink);
+        startNs = a;
+        endNs = b;
+        open = true;
+    }
+    template<class Emit>
+    void flush(Emit &&sink)
+    {
+        if (!open)
+            return;
+        open = false;
+        totalNs += endNs - startNs;
+        sink(*this, startNs, endNs);
+    }
+};
+
+/// Every measured quantity of one device, per window and over the whole trace, in one sweep over
+/// its events in start order. Exposed communication is |compute ∪ comm| − |compute| (collective
+/// time no compute kernel overlaps); idle-while-host-busy is |host ∩ window| − |host ∩ busy ∩ window|.
+struct DeviceSweep {
+    std::vector<TimelineStepValues> perWindow;
+    qint64 busyNs = 0, computeNs = 0, commNs = 0, exposedCommNs = 0, memcpyNs = 0;
+};
+
+/// Collective or not, per name id (the only classification the sweep needs).
+std::vector<std::uint8_t> collectiveFlags(const GpuTimelineFile &file)
 {
-    TimelineStepValues v;
-    v.windowNs = w.endNs - w.startNs;
-    v.busyNs = busy.measure(w.startNs, w.endNs);
-    v.computeNs = compute.measure(w.startNs, w.endNs);
-    v.commNs = comm.measure(w.startNs, w.endNs);
-    v.exposedCommNs = exposedComm.measure(w.startNs, w.endNs);
-    v.memcpyNs = memcpy.measure(w.startNs, w.endNs);
-    v.idleNs = v.windowNs - v.busyNs;
-    v.idleHostBusyNs = idleHostBusy.measure(w.startNs, w.endNs);
-    v.idleNothingNs = v.idleNs - v.idleHostBusyNs;
-    return v;
+    const KernelClasses classes = classifyKernels(file.names, KernelPatternTable::forProfile(HeuristicsProfile::Workbench));
+    std::vector<std::uint8_t> flags(file.names.size(), 0);
+    for (std::size_t i = 0; i < flags.size() && i < classes.flags.size(); ++i)
+        flags[i] = (classes.flags[i] & FlagCollective) ? 1 : 0;
+    return flags;
 }
 
-std::vector<TimelineStepValues> valuesFor(const DeviceSets &s, const std::vector<TimeInterval> &windows)
+// Beyond ±2^61 ns (73 years from the clock's zero) a timestamp is garbage, and spans, unions
+// and their differences could overflow; within it they all fit in 62 bits.
+constexpr qint64 kTimestampLimitNs = qint64(1) << 61;
+
+bool outOfRange(const GpuEvent &e)
 {
-    std::vector<TimelineStepValues> out;
-    out.reserve(windows.size());
-    for (const TimeInterval &w : windows)
-        out.push_back(valuesIn(s.busy, s.compute, s.comm, s.exposedComm, s.memcpy, s.idleHostBusy, w));
+    return e.startNs < -kTimestampLimitNs || e.startNs > kTimestampLimitNs || e.endNs < -kTimestampLimitNs ||
+           e.endNs > kTimestampLimitNs;
+}
+
+/// Calls f(event) for the device's events in start order: over the vector itself when it is
+/// sorted already (traces mostly are), else through a permutation of 32-bit indices — never a
+/// copy of the events, which for a million kernels would be 24 MB.
+template<class F>
+void inStartOrder(const std::vector<GpuEvent> &events, F &&f)
+{
+    const auto byStart = [](const GpuEvent &a, const GpuEvent &b) { return a.startNs < b.startNs; };
+    if (std::is_sorted(events.begin(), events.end(), byStart)) {
+        for (const GpuEvent &e : events)
+            f(e);
+        return;
+    }
+    std::vector<std::uint32_t> order(events.size());
+    std::iota(order.begin(), order.end(), std::uint32_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return events[a].startNs < events[b].startNs; });
+    for (std::uint32_t i : order)
+        f(events[i]);
+}
+
+DeviceSweep sweepDevice(const std::vector<GpuEvent> &events, const std::vector<std::uint8_t> &collective,
+                        const IntervalSet &hostBusy, const std::vector<TimeInterval> &windows)
+{
+    DeviceSweep out;
+    out.perWindow.resize(windows.size());
+    const WindowIndex index(windows);
+    std::vector<qint64> busyHostNs(windows.size(), 0), kernelsNs(windows.size(), 0);
+
+    const auto into = [&](qint64 TimelineStepValues::*member) {
+        return [&, member](UnionStream &s, qint64 a, qint64 b) {
+            index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) { out.perWindow[w].*member += hi - lo; });
+        };
+    };
+    const auto emitBusy = [&](UnionStream &s, qint64 a, qint64 b) {
+        index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) {
+            out.perWindow[w].busyNs += hi - lo;
+            busyHostNs[w] += hostBusy.measure(lo, hi);
+        });
+    };
+    const auto emitKernels = [&](UnionStream &s, qint64 a, qint64 b) {
+        index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) { kernelsNs[w] += hi - lo; });
+    };
+    const auto emitCompute = into(&TimelineStepValues::computeNs);
+    const auto emitComm = into(&TimelineStepValues::commNs);
+    const auto emitCopies = into(&TimelineStepValues::memcpyNs);
+
+    UnionStream busy, kernels, compute, comm, copies;
+    inStartOrder(events, [&](const GpuEvent &e) {
+        if (outOfRange(e))
+            return;
+        const qint64 a = e.startNs, b = std::max(e.startNs, e.endNs);
+        busy.add(a, b, emitBusy);
+        if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset) {
+            copies.add(a, b, emitCopies);
+            return;
+        }
+        kernels.add(a, b, emitKernels);
+        const bool isCollective = e.nameId < collective.size() && collective[e.nameId];
+        if (isCollective)
+            comm.add(a, b, emitComm);
+        else
+            compute.add(a, b, emitCompute);
+    });
+    busy.flush(emitBusy);
+    kernels.flush(emitKernels);
+    compute.flush(emitCompute);
+    comm.flush(emitComm);
+    copies.flush(emitCopies);
+
+    out.busyNs = busy.totalNs;
+    out.computeNs = compute.totalNs;
+    out.commNs = comm.totalNs;
+    out.exposedCommNs = kernels.totalNs - compute.totalNs;
+    out.memcpyNs = copies.totalNs;
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+        TimelineStepValues &v = out.perWindow[w];
+        v.windowNs = windows[w].endNs - windows[w].startNs;
+        v.exposedCommNs = kernelsNs[w] - v.computeNs;
+        v.idleNs = v.windowNs - v.busyNs;
+        v.idleHostBusyNs = hostBusy.measure(windows[w].startNs, windows[w].endNs) - busyHostNs[w];
+        v.idleNothingNs = v.idleNs - v.idleHostBusyNs;
+    }
     return out;
 }
 
-void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, const KernelClasses &classes,
-                   const IntervalSet &hostBusy, DeviceTimelineAnalysis &out, Diagnostics &problems)
+/// Counts, span, kernel time and top kernels of one device, with the problems found in its events.
+void countDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, const std::vector<std::uint8_t> &collective,
+                 DeviceTimelineAnalysis &out, Diagnostics &problems)
 {
-    // One sorted copy of the device's events (by start), then one pass per category.
-    std::vector<GpuEvent> events = dev.events;
-    std::sort(events.begin(), events.end(), [](const GpuEvent &a, const GpuEvent &b) { return a.startNs < b.startNs; });
-
-    IntervalSet::SortedBuilder all, compute, comm, copies;  // events are sorted by start
     std::vector<TimelineKernelStat> perName(file.names.size());
     std::vector<std::uint8_t> seen(file.names.size(), 0);
-    qint64 backwards = 0, badNames = 0, outOfRange = 0;
+    qint64 backwards = 0, badNames = 0, outside = 0;
     out.firstNs = std::numeric_limits<qint64>::max();
     out.lastNs = std::numeric_limits<qint64>::min();
-    // Beyond ±2^61 ns (73 years from the clock's zero) a timestamp is garbage, and spans, unions
-    // and their differences could overflow; within it they all fit in 62 bits.
-    constexpr qint64 kTimestampLimitNs = qint64(1) << 61;
     const auto saturatingAdd = [](qint64 &sum, qint64 value) {
         if (__builtin_add_overflow(sum, value, &sum))
             sum = std::numeric_limits<qint64>::max();
     };
-    for (GpuEvent e : events) {
-        if (e.startNs < -kTimestampLimitNs || e.startNs > kTimestampLimitNs || e.endNs < -kTimestampLimitNs ||
-            e.endNs > kTimestampLimitNs) {
-            ++outOfRange;
+    for (const GpuEvent &e : dev.events) {
+        if (outOfRange(e)) {
+            ++outside;
             continue;
         }
-        if (e.endNs < e.startNs) {
-            ++backwards;
-            e.endNs = e.startNs;
-        }
+        const qint64 endNs = std::max(e.startNs, e.endNs);
+        backwards += e.endNs < e.startNs ? 1 : 0;
         out.firstNs = std::min(out.firstNs, e.startNs);
-        out.lastNs = std::max(out.lastNs, e.endNs);
-        all.add(e.startNs, e.endNs);
+        out.lastNs = std::max(out.lastNs, endNs);
         if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset) {
             (e.kind == GpuEventKind::Memcpy ? out.memcpy : out.memset) += 1;
-            copies.add(e.startNs, e.endNs);
             continue;
         }
         ++out.kernels;
-        const qint64 d = e.endNs - e.startNs;
+        const qint64 d = endNs - e.startNs;
         saturatingAdd(out.kernelTimeNs, d);
         out.zeroLengthKernels += d == 0 ? 1 : 0;
         if (e.nameId >= file.names.size()) {
             ++badNames;
-            compute.add(e.startNs, e.endNs);
             continue;
         }
-        const bool collective = e.nameId < classes.flags.size() && (classes.flags[e.nameId] & FlagCollective);
-        if (collective) {
-            ++out.commKernels;
-            comm.add(e.startNs, e.endNs);
-        } else {
-            compute.add(e.startNs, e.endNs);
-        }
+        out.commKernels += e.nameId < collective.size() && collective[e.nameId] ? 1 : 0;
         TimelineKernelStat &s = perName[e.nameId];
         s.calls += 1;
         saturatingAdd(s.totalNs, d);
@@ -268,12 +408,12 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
     }
     if (out.firstNs > out.lastNs)  // no usable event
         out.firstNs = out.lastNs = 0;
-    if (outOfRange > 0)
+    if (outside > 0)
         problems.push_back({Severity::Warning, file.file, 0,
                             QStringLiteral("device %1: %2 GPU event(s) with timestamps beyond ±2^61 ns left out of "
                                            "the timeline")
                                 .arg(dev.device)
-                                .arg(outOfRange)});
+                                .arg(outside)});
     if (backwards > 0)
         problems.push_back({Severity::Warning, file.file, 0,
                             QStringLiteral("device %1: %2 GPU event(s) end before they start; read as zero-length")
@@ -285,21 +425,6 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
                                            "compute kernels")
                                 .arg(dev.device)
                                 .arg(badNames)});
-
-    DeviceSets s;
-    events.clear();
-    events.shrink_to_fit();  // the sorted copy is no longer needed
-    s.busy = all.build();
-    s.compute = compute.build();
-    s.comm = comm.build();
-    s.exposedComm = IntervalSet::difference(s.comm, s.compute);
-    s.memcpy = copies.build();
-    s.idleHostBusy = IntervalSet::difference(hostBusy, s.busy);
-    out.busyNs = s.busy.total();
-    out.computeNs = s.compute.total();
-    out.commNs = s.comm.total();
-    out.exposedCommNs = s.exposedComm.total();
-    out.memcpyNs = s.memcpy.total();
 
     // Top kernels by total time; ties by name for a stable order.
     std::vector<std::size_t> ids;
@@ -317,37 +442,34 @@ void analyzeDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, co
         st.name = QString::fromUtf8(n.data(), qsizetype(n.size()));
         out.topKernels.push_back(std::move(st));
     }
-
-    out.perStep = valuesFor(s, out.stepWindows);
-    if (out.stepsKind == TimelineStepsKind::EqualSplit || out.stepsKind == TimelineStepsKind::WholeSpan) {
-        out.busy = std::move(s.busy);
-        out.compute = std::move(s.compute);
-        out.comm = std::move(s.comm);
-        out.exposedComm = std::move(s.exposedComm);
-        out.memcpySet = std::move(s.memcpy);
-        out.idleHostBusy = std::move(s.idleHostBusy);
-    }
 }
 
 } // namespace
 
-std::vector<TimelineStepValues> recutSteps(const DeviceTimelineAnalysis &device, const std::vector<TimeInterval> &windows)
+std::vector<TimelineStepValues> measureWindows(const GpuTimeline &timeline, const DeviceTimelineAnalysis &device,
+                                               const std::vector<TimeInterval> &windows)
+{
+    if (device.fileIndex >= timeline.files.size())
+        return {};
+    const GpuTimelineFile &file = timeline.files[device.fileIndex];
+    if (device.deviceIndex >= file.devices.size())
+        return {};
+    return sweepDevice(file.devices[device.deviceIndex].events, collectiveFlags(file), IntervalSet::unionOf(file.hostBusy),
+                       windows)
+        .perWindow;
+}
+
+std::vector<TimelineStepValues> recutSteps(const GpuTimeline &timeline, const DeviceTimelineAnalysis &device,
+                                           const std::vector<TimeInterval> &windows)
 {
     if (device.stepsKind != TimelineStepsKind::EqualSplit && device.stepsKind != TimelineStepsKind::WholeSpan)
         return {};
-    std::vector<TimelineStepValues> out;
-    out.reserve(windows.size());
-    for (const TimeInterval &w : windows) {
-        out.push_back(valuesIn(device.busy, device.compute, device.comm, device.exposedComm, device.memcpySet,
-                               device.idleHostBusy, w));
-    }
-    return out;
+    return measureWindows(timeline, device, windows);
 }
 
 TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps)
 {
     TimelineAnalysis result;
-    const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
     for (std::size_t fi = 0; fi < timeline.files.size(); ++fi) {
         const GpuTimelineFile &file = timeline.files[fi];
         FileTimelineSummary summary;
@@ -390,18 +512,27 @@ TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps)
         std::sort(windows.begin(), windows.end(),
                   [](const TimeInterval &a, const TimeInterval &b) { return a.startNs < b.startNs; });
 
-        const KernelClasses classes = classifyKernels(file.names, table);
+        const std::vector<std::uint8_t> collective = collectiveFlags(file);
         const IntervalSet hostBusy = IntervalSet::unionOf(file.hostBusy);
-        for (const GpuDeviceTimeline &dev : file.devices) {
+        for (std::size_t di = 0; di < file.devices.size(); ++di) {
+            const GpuDeviceTimeline &dev = file.devices[di];
             DeviceTimelineAnalysis d;
             d.source = dev.source.isEmpty() ? file.source : dev.source;
             d.file = dev.file.isEmpty() ? file.file : dev.file;
             d.rank = dev.rank ? dev.rank : file.rank;
             d.device = dev.device;
             d.fileIndex = fi;
+            d.deviceIndex = di;
             d.stepsKind = kind;
             d.stepWindows = windows;
-            analyzeDevice(file, dev, classes, hostBusy, d, result.problems);
+            countDevice(file, dev, collective, d, result.problems);
+            DeviceSweep sweep = sweepDevice(dev.events, collective, hostBusy, windows);
+            d.busyNs = sweep.busyNs;
+            d.computeNs = sweep.computeNs;
+            d.commNs = sweep.commNs;
+            d.exposedCommNs = sweep.exposedCommNs;
+            d.memcpyNs = sweep.memcpyNs;
+            d.perStep = std::move(sweep.perWindow);
             result.devices.push_back(std::move(d));
         }
         result.files.push_back(summary);

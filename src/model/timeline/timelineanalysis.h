@@ -78,6 +78,7 @@ struct DeviceTimelineAnalysis {
     std::optional<int> rank;
     qint64 device = 0;
     std::size_t fileIndex = 0;  ///< into GpuTimeline::files
+    std::size_t deviceIndex = 0;  ///< into that file's devices
 
     quint64 kernels = 0, commKernels = 0, memcpy = 0, memset = 0, zeroLengthKernels = 0;
     qint64 firstNs = 0, lastNs = 0;  ///< first start / last end over all GPU events of the device
@@ -88,10 +89,6 @@ struct DeviceTimelineAnalysis {
     TimelineStepsKind stepsKind = TimelineStepsKind::WholeSpan;
     std::vector<TimeInterval> stepWindows;
     std::vector<TimelineStepValues> perStep;
-
-    // The measured sets, kept so that the steps can be cut again (--steps N) without touching
-    // the events. Empty when the file has step marks (the windows never change then).
-    IntervalSet busy, compute, comm, exposedComm, memcpySet, idleHostBusy;
 
     qint64 spanNs() const { return lastNs > firstNs ? lastNs - firstNs : 0; }
     /// Mean over the steps of one member, in ns (0 without steps).
@@ -119,9 +116,15 @@ inline constexpr int kTimelineTopKernels = 10;
 /// equal steps of their kernel span; 0 takes the span as one step.
 TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps = 0);
 
-/// Per-step values of one device over any windows, from its kept sets (O(steps × log n)).
-/// Returns empty when the device kept no sets (it has step marks).
-std::vector<TimelineStepValues> recutSteps(const DeviceTimelineAnalysis &device, const std::vector<TimeInterval> &windows);
+/// Per-window values of one device over any windows (in any order, overlapping or not), in one
+/// sweep over its events in `timeline` (the timeline the device was analysed from): no interval
+/// set is kept between calls, so a million-kernel device costs no memory beyond its events.
+std::vector<TimelineStepValues> measureWindows(const GpuTimeline &timeline, const DeviceTimelineAnalysis &device,
+                                               const std::vector<TimeInterval> &windows);
+/// measureWindows() for a device without step marks (--steps N cuts its span again); empty for a
+/// device whose file has step marks (its windows never change).
+std::vector<TimelineStepValues> recutSteps(const GpuTimeline &timeline, const DeviceTimelineAnalysis &device,
+                                           const std::vector<TimeInterval> &windows);
 
 /// `[first, last)` cut into n equal windows (the last one takes the remainder ns).
 std::vector<TimeInterval> equalWindows(qint64 firstNs, qint64 lastNs, int n);

@@ -11,13 +11,14 @@ double seconds(qint64 ns) { return double(ns) / 1e9; }
 
 QJsonValue finite(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
 
-QJsonObject deviceJson(const DeviceTimelineAnalysis &d, const FileTimelineSummary &file, const Thresholds &thresholds)
+QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis &d, const FileTimelineSummary &file,
+                       const Thresholds &thresholds)
 {
     std::vector<TimelineStepValues> recut;
     const std::vector<TimelineStepValues> *steps = &d.perStep;
     QString stepsSource = timelineStepsKindName(d.stepsKind);
     if (thresholds.steps && *thresholds.steps > 0 && d.stepsKind == TimelineStepsKind::WholeSpan) {
-        recut = recutSteps(d, equalWindows(file.kernelFirstNs, file.kernelLastNs, *thresholds.steps));
+        recut = recutSteps(timeline, d, equalWindows(file.kernelFirstNs, file.kernelLastNs, *thresholds.steps));
         if (!recut.empty()) {
             steps = &recut;
             stepsSource = timelineStepsKindName(TimelineStepsKind::EqualSplit);
@@ -82,10 +83,11 @@ QJsonObject deviceJson(const DeviceTimelineAnalysis &d, const FileTimelineSummar
     };
 }
 
-void appendDevices(QJsonArray &out, const TimelineAnalysis &analysis, const Thresholds &thresholds)
+void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineAnalysis &analysis,
+                   const Thresholds &thresholds)
 {
     for (const DeviceTimelineAnalysis &d : analysis.devices)
-        out.append(deviceJson(d, analysis.files[d.fileIndex], thresholds));
+        out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], thresholds));
 }
 
 } // namespace
@@ -93,8 +95,8 @@ void appendDevices(QJsonArray &out, const TimelineAnalysis &analysis, const Thre
 QJsonObject timelineJson(const RunAnalysis &run, const Thresholds &thresholds)
 {
     QJsonArray devices;
-    appendDevices(devices, run.kernelTimeline, thresholds);
-    appendDevices(devices, run.torchTimeline, thresholds);
+    appendDevices(devices, run.kernels.timeline, run.kernelTimeline, thresholds);
+    appendDevices(devices, run.torch.timeline, run.torchTimeline, thresholds);
     return QJsonObject{{QStringLiteral("devices"), devices}};
 }
 
