@@ -20,7 +20,8 @@ folder's trace.csv and prints a second table: MB/s of goblin::CsvReader and of l
 the same file, and whether both found the same records and fields (--csv-bench none skips it).
 
 Examples:
-    bench/bench.py                      # 10 MB, 100 MB, 1 GB, 2.2 GB (needs ~4 GB in the work dir)
+    bench/bench.py                      # 10 MB, 100 MB, 1 GB, 2.2 GB, 0.9 GB trace-only (~5 GB in the work dir)
+    bench/bench.py --sizes 1GB,0.9GB-trace-only --runs 3   # issue 13's two folders
     bench/bench.py --smoke              # CI: the 10 MB folder, one run each
     bench/bench.py --sizes 10MB,100MB --runs 3 --markdown
 """
@@ -50,6 +51,12 @@ SIZES = {
     "100MB": 100_000,
     "1GB": 1_000_000,
     "2.2GB": 2_000_000,
+}
+# Folders holding only the torch trace (its GPU kernel events are then the timeline): label ->
+# make_run.py --kernels, trace.csv and amd_smi.csv removed after generation. 1.4 M kernels give a
+# 0.9 GB torch_profile.json (the GPU-0 mirror of 3 profiled steps).
+TRACE_ONLY = {
+    "0.9GB-trace-only": 1_400_000,
 }
 # From this many kernels on a folder counts as "large": the reference runs --ref-runs-large times
 # (it needs ~80 s and 2.6 GB per run on the 1 GB folder).
@@ -139,23 +146,28 @@ def input_files(run_dir: Path) -> list[str]:
     return sorted(str(p) for p in run_dir.rglob("*") if p.is_file())
 
 
-def ensure_run_folder(work_dir: Path, kernels: int, make_run: Path, log) -> Path:
-    """Makes `<work>/run-k<N>` with make_run.py unless a finished one with the same arguments
-    exists. The completion marker sits next to the folder, never inside it."""
-    run_dir = work_dir / f"run-k{kernels}"
-    marker = work_dir / f"run-k{kernels}.done"
+def ensure_run_folder(work_dir: Path, kernels: int, make_run: Path, log, trace_only: bool = False) -> Path:
+    """Makes `<work>/run-k<N>` (`run-k<N>-trace-only`: the torch trace alone) with make_run.py
+    unless a finished one with the same arguments exists. The completion marker sits next to the
+    folder, never inside it."""
+    stem = f"run-k{kernels}" + ("-trace-only" if trace_only else "")
+    run_dir = work_dir / stem
+    marker = work_dir / f"{stem}.done"
     args = ["--kernels", str(kernels), "--quiet"]
-    wanted = json.dumps({"make_run_args": args})
+    wanted = json.dumps({"make_run_args": args, "trace_only": trace_only} if trace_only else {"make_run_args": args})
     if run_dir.is_dir() and marker.is_file() and marker.read_text() == wanted:
         return run_dir
     if not make_run.is_file():
         sys.exit(f"bench: {make_run}: make_run.py not found (set --make-run or GOBLIN_MAKE_RUN); "
                  f"cannot make {run_dir}")
-    tmp = work_dir / f"run-k{kernels}.tmp"
+    tmp = work_dir / f"{stem}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     log(f"making {run_dir} (make_run.py --kernels {kernels}) ...")
     started = time.monotonic()
     subprocess.run([sys.executable, str(make_run), str(tmp)] + args, check=True)
+    if trace_only:
+        for name in ("trace.csv", "amd_smi.csv"):
+            (tmp / name).unlink(missing_ok=True)
     shutil.rmtree(run_dir, ignore_errors=True)
     tmp.rename(run_dir)
     marker.write_text(wanted)
@@ -388,7 +400,8 @@ def fmt(value: float, spec: str, suffix: str = "") -> str:
 
 def table_rows(results: list[Result]) -> tuple[list[str], list[list[str]]]:
     head = ["size", "kernels", "workbench s", "reference s", "ref/wb", "ref/wb CPU", "cat s", "wb/cat", "wb CPU s", "CPU cores",
-            "peak RSS MB", "RSS/size", "ref RSS MB", "ref RSS/size", "wb s/GB", "disk MB", "check", "load 1m"]
+            "peak RSS MiB", "RSS/size", "ref RSS MB", "ref RSS/size", "wb s/GB", "wb CPU s/GiB", "cat CPU s/GiB",
+            "disk MB", "check", "load 1m"]
     rows = []
     for r in results:
         wb = median(r.workbench, "wall_s")
@@ -408,7 +421,7 @@ def table_rows(results: list[Result]) -> tuple[list[str], list[list[str]]]:
             ref_cols = [note, "n/a", "n/a"]
             ref_mem = ["n/a", "n/a"]
         rows.append([
-            f"{size_mb:,.0f} MB", f"{r.kernels:,}",
+            f"{size_mb:,.0f} MB" + (" trace-only" if r.label in TRACE_ONLY else ""), f"{r.kernels:,}",
             fmt(wb, ".3f"), *ref_cols,
             fmt(cat, ".3f"), fmt(wb / cat if cat > 0 else float("nan"), ".1f", "x"),
             fmt(statistics.median([x.user_s + x.sys_s for x in r.workbench]), ".2f"),
@@ -416,6 +429,8 @@ def table_rows(results: list[Result]) -> tuple[list[str], list[list[str]]]:
             fmt(rss_mb, ".0f"), fmt(rss_mb * 1024 * 1024 / r.bytes, ".2f"),
             *ref_mem,
             fmt(wb / (r.bytes / 1e9), ".2f"),
+            fmt(statistics.median([x.user_s + x.sys_s for x in r.workbench]) / (r.bytes / 2**30), ".2f"),
+            fmt(statistics.median([x.user_s + x.sys_s for x in r.cat]) / (r.bytes / 2**30), ".2f"),
             fmt(median(r.workbench, "fs_inputs") * 512 / 1e6, ".0f"),
             r.check,
             f"{r.loadavg_before:.1f}/{r.loadavg_after:.1f}",
@@ -503,7 +518,7 @@ def main() -> int:
     ap.add_argument("--smoke", action="store_true",
                     help="CI smoke mode: the 10 MB folder only, one run each (reference only if found)")
     ap.add_argument("--sizes", default=None,
-                    help=f"comma list of {', '.join(SIZES)} or kernel counts (default: all four)")
+                    help=f"comma list of {', '.join([*SIZES, *TRACE_ONLY])} or kernel counts (default: all five)")
     ap.add_argument("--runs", type=int, default=None, help="runs of each command per folder (default 5; smoke 1)")
     ap.add_argument("--warmup", type=int, default=1,
                     help="unmeasured runs of cat and of the workbench before each measured one (default 1; smoke 0)")
@@ -548,7 +563,7 @@ def main() -> int:
         args.warmup = 0
         args.ref_runs = min(args.ref_runs, args.runs)
     else:
-        sizes = args.sizes or ",".join(SIZES)
+        sizes = args.sizes or ",".join([*SIZES, *TRACE_ONLY])
         args.runs = args.runs or 5
     if args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -557,10 +572,12 @@ def main() -> int:
         item = item.strip()
         if item in SIZES:
             plan.append((item, SIZES[item]))
+        elif item in TRACE_ONLY:
+            plan.append((item, TRACE_ONLY[item]))
         elif item.isdigit() and int(item) > 0:
             plan.append((f"{int(item)} kernels", int(item)))
         else:
-            ap.error(f"--sizes: '{item}' is not one of {', '.join(SIZES)} nor a kernel count")
+            ap.error(f"--sizes: '{item}' is not one of {', '.join([*SIZES, *TRACE_ONLY])} nor a kernel count")
 
     binary = find_binary(args.binary)
     if binary is None:
@@ -590,7 +607,7 @@ def main() -> int:
     sys.stdout.flush()
 
     # The folders are made first, at normal priority.
-    run_dirs = [ensure_run_folder(work_dir, kernels, make_run, log) for _, kernels in plan]
+    run_dirs = [ensure_run_folder(work_dir, kernels, make_run, log, label in TRACE_ONLY) for label, kernels in plan]
     if args.realtime:
         # This process, so that every child inherits the policy from fork() on: a prefix such as
         # `chrt` would leave the fork and exec before it at normal priority, which on a loaded
@@ -616,6 +633,7 @@ def main() -> int:
     print("(less sensitive to other load on the machine); wb/cat: workbench time / `cat FILES > /dev/null`;")
     print("wb CPU s: user+sys of the workbench; CPU cores: that / wall (2 = both cores busy all along);")
     print("RSS/size: peak RSS / folder bytes; wb s/GB: workbench time per GB (flat = linear);")
+    print("wb CPU s/GiB, cat CPU s/GiB: user+sys CPU seconds per GiB read (steadier than wall time on a shared machine);")
     print("disk MB: read from disk by the workbench (median; 0 = the files came from the page cache);")
     print("check: the workbench's --profile reference metrics against the oracle's (1e-9 relative);")
     print("load 1m: the machine's 1-minute load average before/after the folder's runs (other processes).")
@@ -635,11 +653,12 @@ def main() -> int:
         }, indent=2) + "\n")
 
     if args.clean_large:
-        for _, kernels in plan:
+        for label, kernels in plan:
             if kernels >= LARGE_KERNELS:
-                shutil.rmtree(work_dir / f"run-k{kernels}", ignore_errors=True)
-                (work_dir / f"run-k{kernels}.done").unlink(missing_ok=True)
-                log(f"deleted {work_dir / f'run-k{kernels}'}")
+                stem = f"run-k{kernels}" + ("-trace-only" if label in TRACE_ONLY else "")
+                shutil.rmtree(work_dir / stem, ignore_errors=True)
+                (work_dir / f"{stem}.done").unlink(missing_ok=True)
+                log(f"deleted {work_dir / stem}")
 
     mismatches = [r for r in results if r.check.startswith("DIFF")]
     if mismatches:
