@@ -15,6 +15,7 @@ class TestTimelinePanel : public QObject
 
 private slots:
     void barsStripAndTooltips();
+    void stepFieldCutsUnmarkedDevices();
     void emptyRun();
 };
 
@@ -66,6 +67,38 @@ void TestTimelinePanel::barsStripAndTooltips()
                            strip->axis(QCPAxis::atLeft)->coordToPixel(0.0));
     QVERIFY2(panel.toolTipAt(onKernel).contains(QLatin1String("Cijk_gemm")), qPrintable(panel.toolTipAt(onKernel)));
     QVERIFY(!panel.grab().isNull());
+}
+
+void TestTimelinePanel::stepFieldCutsUnmarkedDevices()
+{
+    // A trace without step marks: its kernel span [0, 4 ms) is one step, or N equal ones when the
+    // window's step field says N, with the values --steps N gives in the report.
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec("K:Cijk_gemm:0:1000000 K:Cijk_gemm:2000000:2500000 K:k:3500000:4000000");
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.resize(900, 600);
+    panel.setRun(&run);
+    QCOMPARE(panel.barCount(), 1);
+    panel.setEqualSteps(4);
+    QCOMPARE(panel.barCount(), 4);
+    const double computeS[] = {1e-3, 0.0, 0.5e-3, 0.5e-3};
+    for (int bar = 0; bar < 4; ++bar) {
+        QCOMPARE(panel.barValue(bar, TimelinePanel::Compute), computeS[bar]);
+        QCOMPARE(panel.barValue(bar, TimelinePanel::Compute) + panel.barValue(bar, TimelinePanel::IdleNothing), 1e-3);
+    }
+    panel.showStrip(0, 2);
+    QCOMPARE(panel.stripEventCount(), 1);
+    panel.setEqualSteps(std::nullopt);
+    QCOMPARE(panel.barCount(), 1);
+    QCOMPARE(panel.barValue(0, TimelinePanel::Compute), 2e-3);
+
+    // The legend has a row of its own: it never covers the bars.
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replot();
+    QVERIFY(!panel.legend->outerRect().intersects(panel.barsRect()->rect()));
 }
 
 void TestTimelinePanel::emptyRun()

@@ -16,6 +16,15 @@ constexpr double kMs = 1e3;  // the bars and the strip are drawn in ms
 
 QString ms(double seconds) { return QString::number(seconds * kMs, 'g', 4) + QStringLiteral(" ms"); }
 
+/// "torch_profile.json" → "torch_prof…", "trace.csv" → "trace": short enough for an axis label.
+QString shortFileName(const QString &file)
+{
+    QString stem = file.section(QLatin1Char('/'), -1).section(QLatin1Char('.'), 0, 0);
+    if (stem.size() > 10)
+        stem = stem.left(9) + QChar(0x2026);
+    return stem;
+}
+
 } // namespace
 
 QString TimelinePanel::partLabel(int part)
@@ -49,12 +58,13 @@ TimelinePanel::TimelinePanel(QWidget *parent)
 {
     setMouseTracking(true);
     setMinimumSize(320, 120);  // it lives in the bottom tabs, which must not squeeze the budget chart
-    plotLayout()->addElement(1, 0, m_stripRect);
+    // Bars and strip side by side: the panel lives in the bottom tabs, which are wide and short.
+    plotLayout()->addElement(0, 1, m_stripRect);
     auto *margins = new QCPMarginGroup(this);
-    m_barsRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-    m_stripRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_barsRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_stripRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_barsRect->axis(QCPAxis::atLeft)->setLabel(tr("per step (ms)"));
-    m_barsRect->axis(QCPAxis::atBottom)->setLabel(tr("device · step (double-click a bar for its kernels)"));
+    m_barsRect->axis(QCPAxis::atBottom)->setLabel(tr("device · step (double-click a bar: its kernels →)"));
     m_stripRect->axis(QCPAxis::atLeft)->setLabel(tr("stream"));
     m_stripRect->axis(QCPAxis::atBottom)->setLabel(tr("time in the step (ms)"));
     m_stripRect->setRangeDrag(Qt::Horizontal);
@@ -75,10 +85,19 @@ TimelinePanel::TimelinePanel(QWidget *parent)
         below = bars;
         m_parts[p] = bars;
     }
+    // The legend gets its own row above the bars: inside the bars rect it covered the tallest ones.
     legend->setVisible(true);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(5);
-    m_barsRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
+    legend->setWrap(PartCount);
+    m_barsRect->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setMargins(QMargins(4, 1, 4, 1));
+    legend->setRowSpacing(0);
+    QFont small = legend->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    legend->setFont(small);
     applyPalette(this, palette());
 }
 
@@ -98,9 +117,39 @@ void TimelinePanel::setRun(const RunAnalysis *run)
     m_devices.clear();
     if (run) {
         for (const DeviceTimelineAnalysis &d : run->kernelTimeline.devices)
-            m_devices.push_back({&d, &run->kernels.timeline});
+            m_devices.push_back({&d, &run->kernels.timeline, &run->kernelTimeline.files[d.fileIndex], d.stepWindows, d.perStep});
         for (const DeviceTimelineAnalysis &d : run->torchTimeline.devices)
-            m_devices.push_back({&d, &run->torch.timeline});
+            m_devices.push_back({&d, &run->torch.timeline, &run->torchTimeline.files[d.fileIndex], d.stepWindows, d.perStep});
+    }
+    applyEqualSteps();
+}
+
+void TimelinePanel::setEqualSteps(std::optional<int> steps)
+{
+    if (steps && *steps < 1)
+        steps.reset();
+    if (steps == m_equalSteps)
+        return;
+    m_equalSteps = steps;
+    applyEqualSteps();
+}
+
+void TimelinePanel::applyEqualSteps()
+{
+    // Devices without step marks are cut into N equal steps of their file's kernel span, as the
+    // report's --steps N does; devices with marks keep them.
+    for (DeviceRef &ref : m_devices) {
+        const DeviceTimelineAnalysis &d = *ref.analysis;
+        ref.windows = d.stepWindows;
+        ref.steps = d.perStep;
+        if (m_equalSteps && d.stepsKind == TimelineStepsKind::WholeSpan) {
+            std::vector<TimeInterval> windows = equalWindows(ref.file->kernelFirstNs, ref.file->kernelLastNs, *m_equalSteps);
+            std::vector<TimelineStepValues> steps = recutSteps(*ref.timeline, d, windows);
+            if (!steps.empty()) {
+                ref.windows = std::move(windows);
+                ref.steps = std::move(steps);
+            }
+        }
     }
     rebuildBars();
     showStrip(m_bars.empty() ? -1 : m_bars.front().device, m_bars.empty() ? -1 : m_bars.front().step);
@@ -114,8 +163,9 @@ void TimelinePanel::rebuildBars()
     double x = 0.0;
     for (int di = 0; di < int(m_devices.size()); ++di) {
         const DeviceTimelineAnalysis &d = *m_devices[std::size_t(di)].analysis;
-        for (int s = 0; s < int(d.perStep.size()); ++s) {
-            const TimelineStepValues &v = d.perStep[std::size_t(s)];
+        const std::vector<TimelineStepValues> &steps = m_devices[std::size_t(di)].steps;
+        for (int s = 0; s < int(steps.size()); ++s) {
+            const TimelineStepValues &v = steps[std::size_t(s)];
             m_bars.push_back({di, s});
             keys << x;
             values[Compute] << double(v.computeNs) / 1e9 * kMs;
@@ -123,15 +173,17 @@ void TimelinePanel::rebuildBars()
             values[OtherBusy] << double(std::max<qint64>(0, v.busyNs - v.computeNs - v.exposedCommNs)) / 1e9 * kMs;
             values[IdleHostBusy] << double(v.idleHostBusyNs) / 1e9 * kMs;
             values[IdleNothing] << double(v.idleNothingNs) / 1e9 * kMs;
-            ticker->addTick(x, s == 0 ? QStringLiteral("%1%2 dev %3\ns%4")
+            // The step on the first line, the device under its first step only: a long file
+            // name then runs under the neighbouring bars' empty second line, not into their labels.
+            // (The file's whole name is in the bar's tooltip.)
+            ticker->addTick(x, s == 0 ? QStringLiteral("s0\n%1%2 d%3")
                                             .arg(d.rank ? QStringLiteral("r%1 ").arg(*d.rank) : QString())
-                                            .arg(d.file)
+                                            .arg(shortFileName(d.file))
                                             .arg(d.device)
-                                            .arg(s)
                                       : QStringLiteral("s%1").arg(s));
             x += 1.0;
         }
-        x += 1.0;  // a gap between devices
+        x += 1.5;  // a gap between devices
     }
     for (int p = 0; p < PartCount; ++p)
         m_parts[p]->setData(keys, values[p], true);
@@ -155,11 +207,12 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
         return;
     }
     const DeviceTimelineAnalysis &d = *m_devices[std::size_t(deviceIndex)].analysis;
-    if (step < 0 || step >= int(d.stepWindows.size())) {
+    const std::vector<TimeInterval> &windows = m_devices[std::size_t(deviceIndex)].windows;
+    if (step < 0 || step >= int(windows.size())) {
         replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    const TimeInterval w = d.stepWindows[std::size_t(step)];
+    const TimeInterval w = windows[std::size_t(step)];
     const GpuTimelineFile &file = m_devices[std::size_t(deviceIndex)].timeline->files[d.fileIndex];
     const GpuDeviceTimeline *dev = nullptr;
     for (const GpuDeviceTimeline &x : file.devices)
@@ -192,6 +245,11 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
         g->removeFromLegend();
         m_lanes.push_back(g);
     }
+    // One tick per lane, labelled with the stream id as the trace writes it (not 0.5, 1.5, …).
+    QSharedPointer<QCPAxisTickerText> laneTicks(new QCPAxisTickerText);
+    for (std::size_t lane = 0; lane < dev->streams.size(); ++lane)
+        laneTicks->addTick(double(lane), QString::number(dev->streams[lane]));
+    m_stripRect->axis(QCPAxis::atLeft)->setTicker(laneTicks);
     m_stripRect->axis(QCPAxis::atBottom)->setRange(0.0, double(w.endNs - w.startNs) / 1e9 * kMs);
     m_stripRect->axis(QCPAxis::atLeft)->setRange(-0.8, double(std::max<std::size_t>(1, dev->streams.size())) - 0.2);
     replot(QCustomPlot::rpQueuedReplot);
@@ -217,7 +275,8 @@ QString TimelinePanel::toolTipAt(const QPointF &pos) const
                         .arg(d.device)
                         .arg(b.step)
                         .arg(partLabel(p), ms(barValue(i, p)),
-                             ms(double(d.perStep[std::size_t(b.step)].windowNs) / 1e9), partDefinition(p));
+                             ms(double(m_devices[std::size_t(b.device)].steps[std::size_t(b.step)].windowNs) / 1e9),
+                             partDefinition(p));
                 }
             }
         }

@@ -5,15 +5,15 @@
 
 #include "customplot.h"
 
+#include "timeline/timelineanalysis.h"
+
 #include <QPointer>
+#include <optional>
 #include <vector>
 
 namespace goblin {
 
 struct RunAnalysis;
-struct TimelineAnalysis;
-struct DeviceTimelineAnalysis;
-struct GpuTimeline;
 
 class TimelinePanel : public QCustomPlot
 {
@@ -29,6 +29,9 @@ public:
     /// Shows the run's timelines (the kernel trace's devices first, then the torch trace's);
     /// nullptr clears. The run must outlive the panel or be replaced first.
     void setRun(const RunAnalysis *run);
+    /// The window's step field (--steps N): devices without step marks are shown cut into N
+    /// equal steps of their kernel span; nullopt shows their span as one step.
+    void setEqualSteps(std::optional<int> steps);
     /// Shows the GPU events of one step of one device (indices as in barCount order).
     void showStrip(int deviceIndex, int step);
 
@@ -52,6 +55,9 @@ private:
     struct DeviceRef {
         const DeviceTimelineAnalysis *analysis = nullptr;
         const GpuTimeline *timeline = nullptr;
+        const FileTimelineSummary *file = nullptr;
+        std::vector<TimeInterval> windows;      ///< the steps shown: the device's own, or N equal ones
+        std::vector<TimelineStepValues> steps;  ///< their values
     };
     struct BarRef {
         int device = 0, step = 0;
@@ -62,6 +68,7 @@ private:
         QString name;
     };
     void rebuildBars();
+    void applyEqualSteps();
 
     const RunAnalysis *m_run = nullptr;
     std::vector<DeviceRef> m_devices;
@@ -72,6 +79,7 @@ private:
     QCPBars *m_parts[PartCount] = {};
     std::vector<QCPGraph *> m_lanes;
     int m_stripDevice = -1, m_stripStep = -1, m_stripEvents = 0;
+    std::optional<int> m_equalSteps;
 };
 
 } // namespace goblin

@@ -255,6 +255,7 @@ void WorkbenchView::onThresholdsChanged()
     const Thresholds &t = m_session->live()->thresholds();
     m_telemetryPlot->setThresholds(t.gpuUtilBelowPct, t.hbmTargetPct, t.hbmCapacityGb);
     m_hostGauge->setThreshold(t.hostBusyAbove);
+    m_timeline->setEqualSteps(t.steps);
 }
 
 void WorkbenchView::onBudgetChanged()
