@@ -74,6 +74,7 @@ private slots:
     void oneRankIsTheRun_data();
     void oneRankIsTheRun();
     void noRanksWithoutKernels();
+    void rankStatedTwice();
     void rankModel();
     void ranksPanel();
 };
@@ -147,6 +148,7 @@ void TestRanks::runBudgetIsTheMean()
     QVERIFY(run && run->workbench.ranks);
     const RankSet &set = *run->workbench.ranks;
     QCOMPARE(set.ranks.size(), std::size_t(4));
+    QVERIFY(set.budgetIsMean);
 
     // Workbench: the mean of the four budgets, bucket by bucket, from the per-rank inputs alone.
     const WasteBudget budget = computeMetrics(run->workbench, t).wasteBudget;
@@ -272,11 +274,16 @@ void TestRanks::processesAreRanks()
     const QJsonObject report = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{});
     QCOMPARE(report["ranks"].toArray().size(), 2);
     QCOMPARE(report["ranks"][0]["rank_source"].toString(), QStringLiteral("process order"));
-    QCOMPARE(report["rank_spread"]["workbench_budget"].toString(), QStringLiteral("mean over ranks"));
-    const WasteBudget mean = computeMetrics(run->workbench, Thresholds{}).wasteBudget;
-    const std::vector<RankResult> results = rankResults(set, Thresholds{});
-    QVERIFY(near(mean.usefulGpu, (results[0].budget.usefulGpu + results[1].budget.usefulGpu) / 2));
-    QVERIFY(mean.terms.stepS >= 0.0);
+    // Processes of one kernel trace share its clock and the run's reading already takes their
+    // kernels per step per GPU: the budget stays the run's (a rocpd database reports as its CSV).
+    QVERIFY(!set.budgetIsMean);
+    QCOMPARE(report["rank_spread"]["workbench_budget"].toString(), QStringLiteral("the run's"));
+    QCOMPARE(computeMetrics(run->workbench, Thresholds{}).wasteBudget,
+             computeWasteBudget(run->workbench.budgetInputs, Thresholds{}, HeuristicsProfile::Workbench));
+    for (const RankResult &r : rankResults(set, Thresholds{})) {
+        QVERIFY(r.stepTimeS > 0.0);
+        QCOMPARE(r.budget, computeWasteBudget(r.inputs->analysis.budgetInputs, Thresholds{}, HeuristicsProfile::Workbench));
+    }
 }
 
 void TestRanks::oneRankIsTheRun_data()
@@ -312,6 +319,32 @@ void TestRanks::noRanksWithoutKernels()
     const QJsonObject report = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{});
     QVERIFY(report["ranks"].toArray().isEmpty());
     QVERIFY(report["rank_spread"].isNull());
+}
+
+void TestRanks::rankStatedTwice()
+{
+    // The same trace under two names: distributedInfo says rank 0 in both.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString source = test::dataPath(kFixture + QStringLiteral("/rank-0.json.gz"));
+    QVERIFY(QFile::copy(source, dir.filePath(QStringLiteral("rank-0.json.gz"))));
+    QVERIFY(QFile::copy(source, dir.filePath(QStringLiteral("rank-5.json.gz"))));
+    const auto run = load(dir.path());
+    QVERIFY(run && run->workbench.ranks);
+    QCOMPARE(run->workbench.ranks->ranks.size(), std::size_t(2));
+    bool warned = false;
+    for (const Diagnostic &d : run->diagnostics)
+        warned = warned || (d.severity == Severity::Warning && d.message.contains(QStringLiteral("2 traces state rank 0")));
+    QVERIFY(warned);
+    // Identical ranks: the mean is each one's budget, one straggler row (the first on the tie).
+    const QJsonObject report = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{});
+    const QJsonArray ranks = report["ranks"].toArray();
+    QCOMPARE(ranks[0]["waste_budget"].toObject(), ranks[1]["waste_budget"].toObject());
+    QCOMPARE(ranks[0]["straggler"].toBool(), true);
+    QCOMPARE(ranks[1]["straggler"].toBool(), false);
+    const QJsonObject mean = report["metrics"]["waste_budget"].toObject();
+    for (const QString &key : mean.keys())
+        QVERIFY(near(mean[key].toDouble(), ranks[0]["waste_budget"][key].toDouble()));
 }
 
 void TestRanks::rankModel()

@@ -23,6 +23,8 @@ RanksPanel::RanksPanel(LiveAnalysis *live, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->setAlternatingRowColors(true);
     m_table->horizontalHeader()->setHighlightSections(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setToolTip(tr("One budget per rank, each from that rank's own kernels, step time and host busy; "

@@ -321,7 +321,21 @@ std::shared_ptr<const RankSet> analyzeRanks(const RunAnalysis &run, Diagnostics 
     for (const RankInputs &r : set->ranks)
         if (r.rankStated)
             stated.push_back(r.rank);
-    int next = stated.empty() ? 0 : *std::max_element(stated.begin(), stated.end()) + 1;
+    std::sort(stated.begin(), stated.end());
+    for (std::size_t i = 1; i < stated.size(); ++i)
+        if (stated[i] == stated[i - 1] && (i < 2 || stated[i - 2] != stated[i])) {
+            QStringList files;
+            for (const RankInputs &r : set->ranks)
+                if (r.rankStated && r.rank == stated[i])
+                    files << r.file;
+            diagnostics.push_back({Severity::Warning, files.front(), 0,
+                                   QStringLiteral("%1 traces state rank %2 (%3): they are listed as separate ranks "
+                                                  "with the same number")
+                                       .arg(files.size())
+                                       .arg(stated[i])
+                                       .arg(files.join(QStringLiteral(", ")))});
+        }
+    int next = stated.empty() ? 0 : stated.back() + 1;
     for (RankInputs &r : set->ranks)
         if (!r.rankStated)
             r.rank = next++;
@@ -353,21 +367,30 @@ std::shared_ptr<const RankSet> analyzeRanks(const RunAnalysis &run, Diagnostics 
         only.hostBusySource = w.hostBusySource;
         only.gpuUtilSource = w.gpuUtilSource;
     }
+    set->budgetIsMean = chromeTraces && set->ranks.size() >= 2;
     if (set->ranks.size() >= 2) {
         const std::vector<RankResult> results = rankResults(*set, Thresholds{});
         const std::optional<RankSpread> spread = rankSpread(results);
+        const QString how =
+            set->budgetIsMean
+                ? QStringLiteral("the workbench budget is the mean of the %1 ranks' budgets, each computed from that "
+                                 "rank's own kernels, step time and host busy")
+                      .arg(set->ranks.size())
+                : QStringLiteral("each has its own budget in the Ranks tab and the report's ranks[]; the workbench "
+                                 "budget stays the run's, which already takes the kernels of all %1 processes per "
+                                 "step per GPU")
+                      .arg(set->ranks.size());
         diagnostics.push_back(
             {Severity::Info, QString(), 0,
-             QStringLiteral("%1 ranks (%2): the workbench budget is the mean of the %1 ranks' budgets, each computed "
-                            "from that rank's own kernels, step time and host busy; step time %3 to %4 (straggler: "
-                            "rank %5), exposed communication %6 to %7 per step (most: rank %8). The reference "
-                            "profile keeps the reference's single answer.")
+             QStringLiteral("%1 ranks (%2): %9; step time %3 to %4 (straggler: rank %5), exposed communication %6 to "
+                            "%7 per step (most: rank %8). The reference profile keeps the reference's single answer.")
                  .arg(set->ranks.size())
                  .arg(set->kind)
                  .arg(ms(spread->stepTimeS.min), ms(spread->stepTimeS.max))
                  .arg(spread->stepTimeS.stragglerRank)
                  .arg(ms(spread->exposedCommSPerStep.min), ms(spread->exposedCommSPerStep.max))
-                 .arg(spread->exposedCommSPerStep.stragglerRank)});
+                 .arg(spread->exposedCommSPerStep.stragglerRank)
+                 .arg(how)});
     }
     return set;
 }
@@ -393,7 +416,7 @@ std::vector<RankResult> rankResults(const RankSet &set, const Thresholds &thresh
 
 std::optional<WasteBudget> meanRankBudget(const RankSet &set, const Thresholds &thresholds)
 {
-    if (set.ranks.size() < 2)
+    if (!set.budgetIsMean || set.ranks.size() < 2)
         return std::nullopt;
     const std::vector<RankResult> results = rankResults(set, thresholds);
     const double n = double(results.size());
@@ -447,12 +470,14 @@ std::optional<RankSpread> rankSpread(const std::vector<RankResult> &results)
         RankExtreme e;
         e.min = e.max = value(results.front());
         e.stragglerRank = results.front().inputs->rank;
-        for (const RankResult &x : results) {
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const RankResult &x = results[i];
             const double v = value(x);
             e.min = std::min(e.min, v);
             if (v > e.max || (v == e.max && x.inputs->rank < e.stragglerRank)) {
                 e.max = v;
                 e.stragglerRank = x.inputs->rank;
+                e.stragglerIndex = int(i);
             }
         }
         return e;

@@ -38,6 +38,12 @@ struct RankInputs {
 /// The ranks of a run, in rank order. Empty when no timeline has kernels.
 struct RankSet {
     QString kind;                ///< "chrome traces" or "processes"
+    /// The workbench budget is the mean of the ranks' budgets: two or more chrome traces, each
+    /// on its own clock with its own steps, where the run's pooled reading has the step time and
+    /// host busy of one trace only. Processes of one kernel trace / rocpd database share a clock
+    /// and the run's reading already takes their kernels per step per GPU (and the report of a
+    /// rocpd database must stay the report of its CSV), so their budget stays the run's.
+    bool budgetIsMean = false;
     std::vector<RankInputs> ranks;
 };
 
@@ -55,6 +61,7 @@ struct RankExtreme {
     double min = 0.0;
     double max = 0.0;
     int stragglerRank = 0;  ///< the rank with the max (the lowest such rank on a tie)
+    int stragglerIndex = 0; ///< its index in the results (ranks stated twice stay apart)
 };
 
 struct RankSpread {
@@ -73,7 +80,7 @@ std::shared_ptr<const RankSet> analyzeRanks(const RunAnalysis &run, Diagnostics 
 std::vector<RankResult> rankResults(const RankSet &set, const Thresholds &thresholds);
 
 /// The mean of the ranks' budgets, bucket by bucket (terms: the mean of each operand; a gate
-/// shared by all ranks, else Counted). nullopt with fewer than two ranks.
+/// shared by all ranks, else Counted). nullopt unless `set.budgetIsMean`.
 std::optional<WasteBudget> meanRankBudget(const RankSet &set, const Thresholds &thresholds);
 
 /// Min / max / straggler of step time and exposed communication; nullopt without ranks.

@@ -36,7 +36,8 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresho
     if (run.workbench.ranks)
         results = rankResults(*run.workbench.ranks, thresholds);
     const std::optional<RankSpread> spread = rankSpread(results);
-    for (const RankResult &x : results) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const RankResult &x = results[i];
         const RankInputs &r = *x.inputs;
         const ProfileAnalysis &a = r.analysis;
         ranks.append(QJsonObject{
@@ -57,7 +58,7 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresho
             {QStringLiteral("gpu_util_source"), r.gpuUtilSource},
             {QStringLiteral("comm_excess_s"), finite(x.commExcessS)},
             {QStringLiteral("exposed_comm_s_per_step"), finite(x.exposedCommSPerStep)},
-            {QStringLiteral("straggler"), spread && spread->ranks >= 2 && r.rank == spread->stepTimeS.stragglerRank},
+            {QStringLiteral("straggler"), spread && spread->ranks >= 2 && int(i) == spread->stepTimeS.stragglerIndex},
             {QStringLiteral("waste_budget"), budgetJson(x.budget)},
         });
     }
@@ -70,7 +71,7 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresho
                   QJsonObject{{QStringLiteral("ranks"), spread->ranks},
                               {QStringLiteral("kind"), run.workbench.ranks->kind},
                               {QStringLiteral("workbench_budget"),
-                               spread->ranks >= 2 ? QStringLiteral("mean over ranks") : QStringLiteral("the run's")},
+                               run.workbench.ranks->budgetIsMean ? QStringLiteral("mean over ranks") : QStringLiteral("the run's")},
                               {QStringLiteral("step_time_s"), extremeJson(spread->stepTimeS)},
                               {QStringLiteral("exposed_comm_s_per_step"), extremeJson(spread->exposedCommSPerStep)}});
 }

@@ -38,10 +38,7 @@ int RanksModel::stragglerRow() const
 {
     if (!m_spread || m_spread->ranks < 2)
         return -1;
-    for (std::size_t i = 0; i < m_results.size(); ++i)
-        if (m_results[i].inputs->rank == m_spread->stepTimeS.stragglerRank)
-            return int(i);
-    return -1;
+    return m_spread->stepTimeS.stragglerIndex;
 }
 
 QString RanksModel::spreadText() const
@@ -50,14 +47,18 @@ QString RanksModel::spreadText() const
         return tr("No rank has kernels: nothing to compare.");
     if (m_spread->ranks == 1)
         return tr("One rank: the budget above is its own.");
-    return tr("%1 ranks (%2); the workbench budget is their mean. Step time %3 – %4, straggler rank %5; "
+    const QString budget = m_run->workbench.ranks->budgetIsMean
+                               ? tr("the workbench budget is their mean")
+                               : tr("the workbench budget is the run's, all processes per step per GPU");
+    return tr("%1 ranks (%2); %9. Step time %3 – %4, straggler rank %5; "
               "exposed communication %6 – %7 per step, most on rank %8.")
         .arg(m_spread->ranks)
         .arg(m_run->workbench.ranks->kind)
         .arg(formatSeconds(m_spread->stepTimeS.min), formatSeconds(m_spread->stepTimeS.max))
         .arg(m_spread->stepTimeS.stragglerRank)
         .arg(formatSeconds(m_spread->exposedCommSPerStep.min), formatSeconds(m_spread->exposedCommSPerStep.max))
-        .arg(m_spread->exposedCommSPerStep.stragglerRank);
+        .arg(m_spread->exposedCommSPerStep.stragglerRank)
+        .arg(budget);
 }
 
 int RanksModel::rowCount(const QModelIndex &parent) const
