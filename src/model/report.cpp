@@ -2,6 +2,7 @@
 
 #include "exportfile.h"
 #include "thresholds.h"
+#include "timeline/ranksjson.h"
 #include "timeline/timelinejson.h"
 #include "advice.h"
 #include "commandline.h"
@@ -195,6 +196,7 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
     };
     addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
+    addRanksToReport(report, run, thresholds);               // issue 13: per-rank budgets and spread
     return report;
 }
 

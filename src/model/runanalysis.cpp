@@ -1,5 +1,6 @@
 #include "runanalysis.h"
 
+#include "timeline/ranks.h"
 #include "timeline/timelineinputs.h"
 
 #include <QDir>
@@ -497,6 +498,11 @@ RunMetrics computeMetrics(const ProfileAnalysis &analysis, const Thresholds &thr
 {
     RunMetrics m;
     m.steps = thresholds.steps.value_or(analysis.defaultSteps);
+    if (analysis.ranks)
+        if (std::optional<WasteBudget> mean = meanRankBudget(*analysis.ranks, thresholds)) {
+            m.wasteBudget = *mean;  // several ranks: the mean of their budgets (timeline/ranks.h)
+            return m;
+        }
     const StepTimeChoice step = stepTimeFor(analysis, thresholds);
     if (!step.fromSteps) {
         m.wasteBudget = computeWasteBudget(analysis.budgetInputs, thresholds, analysis.profile);
@@ -517,6 +523,7 @@ void analyzeRun(RunAnalysis &run)
     prepareTimelines(run);  // before both profiles: may give the workbench its kernel list
     analyzeReference(run);
     analyzeWorkbench(run);
+    run.workbench.ranks = analyzeRanks(run, run.diagnostics);
     explainDifferences(run);
 }
 

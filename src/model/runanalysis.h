@@ -17,6 +17,8 @@
 
 namespace goblin {
 
+struct RankSet;  // timeline/ranks.h
+
 struct TopKernel {
     QString name;
     double pctTime = 0.0;
@@ -63,6 +65,9 @@ struct ProfileAnalysis {
     /// gave a step time (no metadata, no ProfilerStep, no GPU-lane step annotation); 0 otherwise.
     double stepCutSpanS = 0.0;
     bool gpuUtilFromTimeline = false;  ///< utilisation is the busy union of a GPU timeline
+    /// Workbench: one budget input set per rank (timeline/ranks.h); with >= 2 ranks the budget
+    /// computeMetrics() gives is their mean. Null in the reference profile.
+    std::shared_ptr<const RankSet> ranks;
 };
 
 /// The step time one set of thresholds gives: the profile's own, or with --steps N (and a

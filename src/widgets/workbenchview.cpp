@@ -6,6 +6,7 @@
 #include "kernelfilterproxy.h"
 #include "liveanalysis.h"
 #include "percentbardelegate.h"
+#include "rankspanel.h"
 #include "runmodel.h"
 #include "telemetrymodel.h"
 #include "telemetryplot.h"
@@ -164,6 +165,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     // The measured GPU timeline (busy, exposed communication, idle split) beside the heuristic
     // budget; double-click a bar for that step's kernels.
     m_tabs->addTab(m_timeline, tr("Timeline"));
+    // Several ranks: per-rank budgets and the spread (straggler), issue 13.
+    m_tabs->addTab(new RanksPanel(session->live(), this), tr("Ranks"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(budgetRow);

@@ -1,0 +1,89 @@
+#pragma once
+/// \file Several ranks: one budget per rank (one chrome trace per rank, or one process of a
+/// rocprofv3 kernel trace / rocpd database), the run's workbench budget as their mean, and the
+/// spread (min / max / straggler) of step time and exposed communication. The per-rank inputs
+/// are aggregated once at load (a few numbers each); a threshold change is arithmetic on them.
+/// Definitions: docs/timeline.md, "Several ranks".
+
+#include "runanalysis.h"
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace goblin {
+
+/// What one rank contributes, fixed at load. `analysis` is a slim ProfileAnalysis (workbench
+/// profile; no kernel classes, no top kernels) so that computeMetrics() gives the rank's budget
+/// with exactly the run's arithmetic, --steps N included.
+struct RankInputs {
+    int rank = 0;                ///< the rank the trace states, else the position in process order
+    bool rankStated = false;     ///< from distributedInfo or the file name (else: process order)
+    QString source;              ///< "torch_profile", "trace.csv", "rocpd"
+    QString file;
+    qint64 pid = -1;             ///< process id of a kernel-trace process; -1 for chrome traces
+    int devices = 0;             ///< devices with kernels
+    quint64 kernels = 0;         ///< kernels with a positive duration
+    qint64 kernelTimeNs = 0;
+    QString hostBusySource;
+    QString gpuUtilSource;
+    /// Exposed communication (collective time no compute kernel overlaps on the same device),
+    /// mean over the rank's devices with kernels: per step window when the trace has step marks
+    /// (`stepMarks`), else over the whole kernel span (per step: divided by the steps covered).
+    bool stepMarks = false;
+    double exposedCommNs = 0.0;
+    ProfileAnalysis analysis;
+};
+
+/// The ranks of a run, in rank order. Empty when no timeline has kernels.
+struct RankSet {
+    QString kind;                ///< "chrome traces" or "processes"
+    /// The workbench budget is the mean of the ranks' budgets: two or more chrome traces, each
+    /// on its own clock with its own steps, where the run's pooled reading has the step time and
+    /// host busy of one trace only. Processes of one kernel trace / rocpd database share a clock
+    /// and the run's reading already takes their kernels per step per GPU (and the report of a
+    /// rocpd database must stay the report of its CSV), so their budget stays the run's.
+    bool budgetIsMean = false;
+    std::vector<RankInputs> ranks;
+};
+
+/// One rank under one set of thresholds.
+struct RankResult {
+    const RankInputs *inputs = nullptr;
+    WasteBudget budget;
+    double stepTimeS = 0.0;
+    QString stepTimeSource;
+    double commExcessS = 0.0;          ///< per step per GPU (the budget's collective input)
+    double exposedCommSPerStep = 0.0;  ///< per step, mean over the rank's devices
+};
+
+struct RankExtreme {
+    double min = 0.0;
+    double max = 0.0;
+    int stragglerRank = 0;  ///< the rank with the max (the lowest such rank on a tie)
+    int stragglerIndex = 0; ///< its index in the results (ranks stated twice stay apart)
+};
+
+struct RankSpread {
+    int ranks = 0;
+    RankExtreme stepTimeS;
+    RankExtreme exposedCommSPerStep;
+};
+
+/// Aggregates every rank once (called by analyzeRun() after the workbench analysis). The ranks
+/// are the processes of the timeline whose kernels are the workbench's kernel list: each chrome
+/// trace when the kernels come from the torch traces, else each process (file × pid) of the
+/// kernel trace or rocpd database. Appends a plain-words note to `diagnostics` with >= 2 ranks.
+std::shared_ptr<const RankSet> analyzeRanks(const RunAnalysis &run, Diagnostics &diagnostics);
+
+/// Per-rank budgets, step times and exposed communication under `thresholds` (arithmetic only).
+std::vector<RankResult> rankResults(const RankSet &set, const Thresholds &thresholds);
+
+/// The mean of the ranks' budgets, bucket by bucket (terms: the mean of each operand; a gate
+/// shared by all ranks, else Counted). nullopt unless `set.budgetIsMean`.
+std::optional<WasteBudget> meanRankBudget(const RankSet &set, const Thresholds &thresholds);
+
+/// Min / max / straggler of step time and exposed communication; nullopt without ranks.
+std::optional<RankSpread> rankSpread(const std::vector<RankResult> &results);
+
+} // namespace goblin

@@ -1,0 +1,56 @@
+#pragma once
+/// \file The per-rank table of the window's Ranks tab: one row per rank with its step time,
+/// exposed communication, utilisation, host busy and seven-bucket budget under the current
+/// thresholds; the straggler (longest step) is marked. Recomputed from the load-time per-rank
+/// inputs on every threshold change (arithmetic only).
+
+#include "ranks.h"
+
+#include <QAbstractTableModel>
+#include <memory>
+
+namespace goblin {
+
+class RanksModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        RankColumn,
+        FileColumn,
+        StepTimeColumn,
+        ExposedCommColumn,
+        GpuUtilColumn,
+        HostBusyColumn,
+        FirstBucketColumn,  ///< the seven buckets, WasteBudget order
+        KernelsColumn = FirstBucketColumn + WasteBudget::BucketCount,
+        ColumnCount
+    };
+
+    explicit RanksModel(QObject *parent = nullptr);
+
+    /// nullptr (or a run without ranks) empties the table.
+    void setRun(std::shared_ptr<const RunAnalysis> run, const Thresholds &thresholds);
+    /// Same rows, new numbers (dataChanged, no reset).
+    void setThresholds(const Thresholds &thresholds);
+
+    const std::vector<RankResult> &results() const { return m_results; }
+    const std::optional<RankSpread> &spread() const { return m_spread; }
+    /// Row of the straggler by step time; -1 with fewer than two ranks.
+    int stragglerRow() const;
+    /// One line for the panel: "4 ranks: step 5.6–15.4 ms, straggler rank 2; …".
+    QString spreadText() const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    double rawValue(const RankResult &x, int column) const;
+    std::shared_ptr<const RunAnalysis> m_run;
+    std::vector<RankResult> m_results;
+    std::optional<RankSpread> m_spread;
+};
+
+} // namespace goblin
