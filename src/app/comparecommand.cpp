@@ -4,6 +4,10 @@
 #include "compare.h"
 #include "reportcommand.h"
 
+#ifdef GOBLIN_HAVE_GUI
+#include "compareplot.h"
+#endif
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
@@ -66,15 +70,19 @@ int runCompareCommand(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Compares two or more run folders under one set of thresholds: waste-budget deltas (seconds per step and "
-        "share of step) and top-kernel changes (new, gone, faster, slower) against a baseline run. Writes JSON. "
-        "(--png is not available yet: the compare view is GUI work.)"));
+        "share of step) and top-kernel changes (new, gone, faster, slower) against a baseline run. Writes JSON "
+        "and/or a PNG of the delta bars and tables. Needs no display."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Two or more run folders."),
                                  QStringLiteral("A B [C...]"));
     parser.addOptions({
-        {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output, the default)."),
-         QStringLiteral("FILE"), QStringLiteral("-")},
+        {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output; the default "
+                                                "when no --png is given)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("png"), QStringLiteral("Render the comparison (delta bars, telemetry, kernel changes and the "
+                                               "command) to FILE."),
+         QStringLiteral("FILE")},
         {QStringLiteral("baseline"), QStringLiteral("Index of the baseline run among the RUN_DIRs (default 0, the first)."),
          QStringLiteral("N"), QStringLiteral("0")},
     });
@@ -99,11 +107,21 @@ int runCompareCommand(const QStringList &arguments)
     QString problem;
     if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
         return commandUsageError(name, problem);
-    const QString jsonPath = parser.value(QStringLiteral("json"));
-    if (const QString inside = runDirContaining(jsonPath, dirs); !inside.isEmpty())
-        return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes "
-                                                      "into a run folder, choose another place")
-                                           .arg(jsonPath, inside));
+    QString jsonPath = parser.value(QStringLiteral("json"));
+    const QString pngPath = parser.value(QStringLiteral("png"));
+    if (jsonPath.isEmpty() && pngPath.isEmpty())
+        jsonPath = QStringLiteral("-");
+#ifndef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty())
+        return commandUsageError(name, QStringLiteral("--png is not available: this build has no GUI libraries"));
+#endif
+    if (pngPath == QLatin1String("-"))
+        return commandUsageError(name, QStringLiteral("--png needs a file name, not '-'"));
+    for (const QString &out : {jsonPath, pngPath})
+        if (const QString inside = runDirContaining(out, dirs); !inside.isEmpty())
+            return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never "
+                                                          "writes into a run folder, choose another place")
+                                               .arg(out, inside));
 
     std::vector<std::shared_ptr<const RunAnalysis>> loaded;
     QStringList failed;
@@ -129,10 +147,16 @@ int runCompareCommand(const QStringList &arguments)
                                                    {QStringLiteral("--baseline"), QString::number(baseline)});
     const QJsonObject out = compareRuns(runs, profile, thresholds, baseline, command);
     QString error;
-    if (!writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
+    if (!jsonPath.isEmpty() && !writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
         QTextStream(stderr) << "goblin-workbench compare: cannot write the JSON: " << error << "\n";
         return CommandUnreadable;
     }
+#ifdef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty() && !renderComparePng(out, pngPath, &error)) {
+        QTextStream(stderr) << "goblin-workbench compare: cannot write the PNG: " << error << "\n";
+        return CommandUnreadable;
+    }
+#endif
     return CommandOk;
 }
 

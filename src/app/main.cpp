@@ -107,6 +107,19 @@ int main(int argc, char **argv)
     for (const auto &[name, run] : {std::pair{"compare", &goblin::runCompareCommand},
                                     std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand}})
         if (argc > 1 && std::strcmp(argv[1], name) == 0) {
+            // compare --png and sweep --png draw with the widgets, as report --png does.
+            const bool png = std::strcmp(name, "table") != 0 && goblin::reportNeedsGui(argumentsAfterCommand(argc, argv));
+#ifdef GOBLIN_HAVE_GUI
+            if (png) {
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+                QApplication app(argc, argv);
+                setApplicationIdentity();
+                return run(argumentsAfterCommand(argc, argv));
+            }
+#elif defined(GOBLIN_EXEC_GUI_HELPER)
+            if (png)
+                return execGuiHelper(argv, "--png");
+#endif
             QCoreApplication app(argc, argv);
             setApplicationIdentity();
             return run(argumentsAfterCommand(argc, argv));

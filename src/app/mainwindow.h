@@ -18,6 +18,7 @@ class QToolButton;
 
 namespace goblin {
 
+class CompareView;
 class LoadController;
 class Settings;
 class ThresholdPanel;
@@ -75,6 +76,9 @@ private:
     QListView *m_runList = nullptr;
     QDockWidget *m_runDock = nullptr;
     QDockWidget *m_thresholdDock = nullptr;
+    CompareView *m_compareView = nullptr;
+    QDockWidget *m_compareDock = nullptr;
+    QAction *m_compareAction = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_stage = nullptr;
     QToolButton *m_cancel = nullptr;

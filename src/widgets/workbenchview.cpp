@@ -1,5 +1,6 @@
 #include "workbenchview.h"
 
+#include "advicepanel.h"
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "diagnosticsmodel.h"
@@ -7,6 +8,7 @@
 #include "liveanalysis.h"
 #include "percentbardelegate.h"
 #include "runmodel.h"
+#include "sweepchart.h"
 #include "telemetrymodel.h"
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
@@ -63,6 +65,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_telemetryTable(makeTable(this))
     , m_diagnosticsTable(makeTable(this))
     , m_timeline(new TimelinePanel(this))
+    , m_advice(new AdvicePanel(session, this))
+    , m_sweep(new SweepChart(session, this))
 {
     const int em = fontMetrics().height();
 
@@ -164,6 +168,9 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     // The measured GPU timeline (busy, exposed communication, idle split) beside the heuristic
     // budget; double-click a bar for that step's kernels.
     m_tabs->addTab(m_timeline, tr("Timeline"));
+    // What to look at first, and each bucket along one threshold (both follow every drag).
+    m_tabs->addTab(m_advice, tr("Advice"));
+    m_tabs->addTab(m_sweep, tr("Sweep"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(budgetRow);
