@@ -15,8 +15,17 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QTextStream>
+#include <atomic>
+#include <thread>
 
 namespace goblin {
+
+namespace {
+
+/// At most this many runs are loaded at once (one per worker thread).
+constexpr int kCompareWorkers = 2;
+
+} // namespace
 
 int commandUsageError(const QString &command, const QString &message)
 {
@@ -123,18 +132,30 @@ int runCompareCommand(const QStringList &arguments)
                                                           "writes into a run folder, choose another place")
                                                .arg(out, inside));
 
+    // Two runs load at once, one per core, as `table` does: a load keeps one core busy for most
+    // of its time, so two 1 GB runs take about the wall time of one (docs/performance.md).
+    std::vector<LoadResult> results(std::size_t(dirs.size()));
+    std::atomic<qsizetype> next{0};
+    const auto work = [&] {
+        for (qsizetype i = next++; i < dirs.size(); i = next++)
+            results[std::size_t(i)] = loadRun(dirs.at(i));
+    };
+    std::vector<std::thread> workers;
+    for (int w = 0; w < kCompareWorkers && w < dirs.size(); ++w)
+        workers.emplace_back(work);
+    for (std::thread &t : workers)
+        t.join();
     std::vector<std::shared_ptr<const RunAnalysis>> loaded;
-    QStringList failed;
-    for (const QString &dir : dirs) {
-        const LoadResult r = loadRun(dir);
+    bool anyFailed = false;
+    for (const LoadResult &r : results) {
         if (r.outcome != LoadOutcome::Finished || !r.run) {
             QTextStream(stderr) << "goblin-workbench compare: cannot read " << r.error << "\n";
-            failed << dir;
+            anyFailed = true;
             continue;
         }
         loaded.push_back(r.run);
     }
-    if (!failed.isEmpty())
+    if (anyFailed)
         return CommandUnreadable;
 
     std::vector<const RunAnalysis *> runs;

@@ -217,6 +217,9 @@ void MainWindow::createDocks()
     m_compareDock->setObjectName(QStringLiteral("CompareDock"));
     m_compareDock->setWidget(m_compareView);
     addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
+    // A window of its own at first (docked at the bottom it squeezed the dashboard); it docks back.
+    m_compareDock->setFloating(true);
+    m_compareDock->resize(1200, 760);
     m_compareDock->hide();  // File ▸ Compare With… or View ▸ Compare Runs shows it
     m_compareDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+4")));
 }

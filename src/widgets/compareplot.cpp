@@ -128,7 +128,7 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
     plot->xAxis->setRange(0.4, keys.size() + 0.6);
     plot->xAxis->grid()->setVisible(false);
     plot->yAxis->setLabel(unit == DeltaUnit::SecondsPerStep
-                              ? QStringLiteral("Δ seconds per step vs %1").arg(compareRunName(compare, baseline))
+                              ? QStringLiteral("Δ s/step vs %1").arg(compareRunName(compare, baseline))
                               : QStringLiteral("Δ share of step (points) vs %1").arg(compareRunName(compare, baseline)));
 
     // One group per plot, reused: clearPlottables() deleted its bars, not the group.
@@ -158,7 +158,21 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
     zero->point1->setCoords(0, 0);
     zero->point2->setCoords(1, 0);
     zero->setPen(QPen(palette.color(QPalette::Text), 1));
+    placeLegendAbove(plot, palette);
     plot->legend->setVisible(!deltas.isEmpty());
+}
+
+void placeLegendAbove(QCustomPlot *plot, const QPalette &palette)
+{
+    // Inside the axis rect the legend hid the tallest bar or line.
+    if (plot->legend->layout() == plot->axisRect()->insetLayout()) {
+        plot->axisRect()->insetLayout()->take(plot->legend);
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(0, 0, plot->legend);
+        plot->plotLayout()->setRowStretchFactor(0, 0.001);
+        plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        plot->legend->setBorderPen(Qt::NoPen);
+    }
     plot->legend->setBrush(palette.color(QPalette::Base));
     plot->legend->setTextColor(palette.color(QPalette::Text));
 }

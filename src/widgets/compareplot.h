@@ -27,6 +27,8 @@ QString compareRunName(const QJsonObject &compare, int index);
 /// Clears `plot` and draws one bar group per budget key, one bar per other run (other −
 /// baseline, in s/step or in share of step as a percentage); a null delta draws no bar.
 void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUnit unit, const QPalette &palette);
+/// Moves the legend of `plot` into a one-line row above its axis rect (once), coloured from `palette`.
+void placeLegendAbove(QCustomPlot *plot, const QPalette &palette);
 /// The value `drawCompareDeltaPlot` gives the bar of other run `deltaIndex` (in
 /// compareDeltaList order) at budget key `key`: NaN for a null delta.
 double compareBarValue(const QJsonObject &compare, int deltaIndex, const QString &key, DeltaUnit unit);

@@ -98,6 +98,9 @@ CompareView::CompareView(WorkbenchSession *session, QWidget *parent)
     vertical->addWidget(m_plot);
     vertical->addWidget(tables);
     vertical->setChildrenCollapsible(false);
+    vertical->setStretchFactor(0, 3);  // the bars are what the view is for
+    vertical->setStretchFactor(1, 2);
+    vertical->setSizes({24 * em, 14 * em});
     mainLayout->addWidget(vertical, 1);
 
     auto *splitter = new QSplitter(Qt::Horizontal, this);

@@ -1,6 +1,7 @@
 #include "sweepchart.h"
 
 #include "budgetformula.h"
+#include "compareplot.h"
 #include "exportpainting.h"
 #include "formatting.h"
 #include "liveanalysis.h"
@@ -79,12 +80,10 @@ void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<Sw
     plot->clearGraphs();
     plot->clearItems();
     applyPalette(plot, palette);
-    plot->legend->setVisible(true);
-    plot->legend->setBrush(palette.color(QPalette::Base));
-    plot->legend->setTextColor(palette.color(QPalette::Text));
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    placeLegendAbove(plot, palette);
+    plot->legend->setVisible(!points.empty());
     plot->xAxis->setLabel(axisLabel(which));
-    plot->yAxis->setLabel(QStringLiteral("seconds per step"));
+    plot->yAxis->setLabel(QStringLiteral("s/step"));
     double minimum = 0, maximum = 0;
     sweepThresholdRange(which, &minimum, &maximum);
     plot->xAxis->setRange(minimum, maximum);
