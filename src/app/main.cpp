@@ -141,6 +141,8 @@ int main(int argc, char **argv)
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders to open."),
                                      QStringLiteral("[RUN_DIR...]"));
+        parser.addOption({QStringLiteral("compare"), QStringLiteral("Open the compare view with the RUN_DIRs side by "
+                                                                    "side (the window's File > Compare With...).")});
         if (!parser.parse(probe.arguments())) {
             QTextStream(stderr) << "goblin-workbench: " << parser.errorText()
                                 << "\nTry 'goblin-workbench --help' for more information.\n";
@@ -157,9 +159,15 @@ int main(int argc, char **argv)
     }
 #ifdef GOBLIN_HAVE_GUI
     QStringList runDirs;
-    for (int i = 1; i < argc; ++i)
-        runDirs << QString::fromLocal8Bit(argv[i]);
-    return goblin::runGui(argc, argv, runDirs);
+    bool compare = false;
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == QLatin1String("--compare"))
+            compare = true;
+        else
+            runDirs << arg;
+    }
+    return goblin::runGui(argc, argv, runDirs, compare);
 #elif defined(GOBLIN_EXEC_GUI_HELPER)
     return execGuiHelper(argv, "the window");
 #else

@@ -111,8 +111,7 @@ void MainWindow::createActions()
     m_compareAction = make(tr("Co&mpare With…"), QKeySequence(tr("Ctrl+Shift+M")),
                            tr("Open another run and compare the open runs under the same thresholds"));
     connect(m_compareAction, &QAction::triggered, this, [this] {
-        m_compareDock->show();
-        m_compareDock->raise();
+        showCompareView();
         openFolderDialog();
     });
     m_cancelLoadAction = make(tr("Cancel &Loading"), QKeySequence(Qt::Key_Escape), tr("Stop loading the run folder"));
@@ -384,6 +383,12 @@ QString MainWindow::exampleRunDir()
         if (QFileInfo::exists(dir + QStringLiteral("/trace.csv")))
             return dir;
     return {};
+}
+
+void MainWindow::showCompareView()
+{
+    m_compareDock->show();
+    m_compareDock->raise();
 }
 
 void MainWindow::openFolderDialog()

@@ -34,6 +34,8 @@ public:
 
     /// Loads `path` (a run folder, or any file in one) as given; queued behind a running load.
     void openRunDir(const QString &path);
+    /// Shows the compare view (the open runs side by side); `goblin-workbench --compare A B`.
+    void showCompareView();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
