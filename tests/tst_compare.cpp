@@ -183,7 +183,7 @@ private slots:
         QTest::newRow("compare bad baseline") << QStringList{"compare", ok, ok, "--baseline", "2"} << 2 << "--baseline";
         QTest::newRow("compare bad threshold") << QStringList{"compare", ok, ok, "--gpu-util-below", "120"} << 2
                                                << "--gpu-util-below";
-        QTest::newRow("compare unknown option") << QStringList{"compare", ok, ok, "--png", "x.png"} << 2 << "png";
+        QTest::newRow("compare unknown option") << QStringList{"compare", ok, ok, "--pdf", "x.pdf"} << 2 << "pdf";
         QTest::newRow("compare into a run folder")
             << QStringList{"compare", ok, ok, "--json", fixture("v3-metric-1gpu/out.json")} << 2 << "inside";
         QTest::newRow("table ok") << QStringList{"table", ok} << 0 << "";

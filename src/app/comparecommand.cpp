@@ -4,6 +4,10 @@
 #include "compare.h"
 #include "reportcommand.h"
 
+#ifdef GOBLIN_HAVE_GUI
+#include "compareplot.h"
+#endif
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
@@ -11,8 +15,17 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QTextStream>
+#include <atomic>
+#include <thread>
 
 namespace goblin {
+
+namespace {
+
+/// At most this many runs are loaded at once (one per worker thread).
+constexpr int kCompareWorkers = 2;
+
+} // namespace
 
 int commandUsageError(const QString &command, const QString &message)
 {
@@ -66,15 +79,19 @@ int runCompareCommand(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Compares two or more run folders under one set of thresholds: waste-budget deltas (seconds per step and "
-        "share of step) and top-kernel changes (new, gone, faster, slower) against a baseline run. Writes JSON. "
-        "(--png is not available yet: the compare view is GUI work.)"));
+        "share of step) and top-kernel changes (new, gone, faster, slower) against a baseline run. Writes JSON "
+        "and/or a PNG of the delta bars and tables. Needs no display."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Two or more run folders."),
                                  QStringLiteral("A B [C...]"));
     parser.addOptions({
-        {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output, the default)."),
-         QStringLiteral("FILE"), QStringLiteral("-")},
+        {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output; the default "
+                                                "when no --png is given)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("png"), QStringLiteral("Render the comparison (delta bars, telemetry, kernel changes and the "
+                                               "command) to FILE."),
+         QStringLiteral("FILE")},
         {QStringLiteral("baseline"), QStringLiteral("Index of the baseline run among the RUN_DIRs (default 0, the first)."),
          QStringLiteral("N"), QStringLiteral("0")},
     });
@@ -99,24 +116,46 @@ int runCompareCommand(const QStringList &arguments)
     QString problem;
     if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
         return commandUsageError(name, problem);
-    const QString jsonPath = parser.value(QStringLiteral("json"));
-    if (const QString inside = runDirContaining(jsonPath, dirs); !inside.isEmpty())
-        return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes "
-                                                      "into a run folder, choose another place")
-                                           .arg(jsonPath, inside));
+    QString jsonPath = parser.value(QStringLiteral("json"));
+    const QString pngPath = parser.value(QStringLiteral("png"));
+    if (jsonPath.isEmpty() && pngPath.isEmpty())
+        jsonPath = QStringLiteral("-");
+#ifndef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty())
+        return commandUsageError(name, QStringLiteral("--png is not available: this build has no GUI libraries"));
+#endif
+    if (pngPath == QLatin1String("-"))
+        return commandUsageError(name, QStringLiteral("--png needs a file name, not '-'"));
+    for (const QString &out : {jsonPath, pngPath})
+        if (const QString inside = runDirContaining(out, dirs); !inside.isEmpty())
+            return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never "
+                                                          "writes into a run folder, choose another place")
+                                               .arg(out, inside));
 
+    // Two runs load at once, one per core, as `table` does: a load keeps one core busy for most
+    // of its time, so two 1 GB runs take about the wall time of one (docs/performance.md).
+    std::vector<LoadResult> results(std::size_t(dirs.size()));
+    std::atomic<qsizetype> next{0};
+    const auto work = [&] {
+        for (qsizetype i = next++; i < dirs.size(); i = next++)
+            results[std::size_t(i)] = loadRun(dirs.at(i));
+    };
+    std::vector<std::thread> workers;
+    for (int w = 0; w < kCompareWorkers && w < dirs.size(); ++w)
+        workers.emplace_back(work);
+    for (std::thread &t : workers)
+        t.join();
     std::vector<std::shared_ptr<const RunAnalysis>> loaded;
-    QStringList failed;
-    for (const QString &dir : dirs) {
-        const LoadResult r = loadRun(dir);
+    bool anyFailed = false;
+    for (const LoadResult &r : results) {
         if (r.outcome != LoadOutcome::Finished || !r.run) {
             QTextStream(stderr) << "goblin-workbench compare: cannot read " << r.error << "\n";
-            failed << dir;
+            anyFailed = true;
             continue;
         }
         loaded.push_back(r.run);
     }
-    if (!failed.isEmpty())
+    if (anyFailed)
         return CommandUnreadable;
 
     std::vector<const RunAnalysis *> runs;
@@ -129,10 +168,16 @@ int runCompareCommand(const QStringList &arguments)
                                                    {QStringLiteral("--baseline"), QString::number(baseline)});
     const QJsonObject out = compareRuns(runs, profile, thresholds, baseline, command);
     QString error;
-    if (!writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
+    if (!jsonPath.isEmpty() && !writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
         QTextStream(stderr) << "goblin-workbench compare: cannot write the JSON: " << error << "\n";
         return CommandUnreadable;
     }
+#ifdef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty() && !renderComparePng(out, pngPath, &error)) {
+        QTextStream(stderr) << "goblin-workbench compare: cannot write the PNG: " << error << "\n";
+        return CommandUnreadable;
+    }
+#endif
     return CommandOk;
 }
 

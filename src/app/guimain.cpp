@@ -12,7 +12,7 @@
 
 namespace goblin {
 
-int runGui(int &argc, char **argv, const QStringList &runDirs)
+int runGui(int &argc, char **argv, const QStringList &runDirs, bool compare)
 {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("GoblinWorkbench"));
@@ -27,6 +27,8 @@ int runGui(int &argc, char **argv, const QStringList &runDirs)
     window.show();
     for (const QString &dir : runDirs)
         window.openRunDir(dir);
+    if (compare)
+        window.showCompareView();
     return app.exec();
 }
 

@@ -6,7 +6,8 @@
 namespace goblin {
 
 /// Constructs the QApplication (so no Q*Application may exist yet), the main window, opens
-/// `runDirs` (as given on the command line) and runs the event loop. Returns the exit code.
-int runGui(int &argc, char **argv, const QStringList &runDirs);
+/// `runDirs` (as given on the command line) and runs the event loop; `compare` shows the compare
+/// view with them. Returns the exit code.
+int runGui(int &argc, char **argv, const QStringList &runDirs, bool compare = false);
 
 } // namespace goblin

@@ -107,6 +107,19 @@ int main(int argc, char **argv)
     for (const auto &[name, run] : {std::pair{"compare", &goblin::runCompareCommand},
                                     std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand}})
         if (argc > 1 && std::strcmp(argv[1], name) == 0) {
+            // compare --png and sweep --png draw with the widgets, as report --png does.
+            const bool png = std::strcmp(name, "table") != 0 && goblin::reportNeedsGui(argumentsAfterCommand(argc, argv));
+#ifdef GOBLIN_HAVE_GUI
+            if (png) {
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+                QApplication app(argc, argv);
+                setApplicationIdentity();
+                return run(argumentsAfterCommand(argc, argv));
+            }
+#elif defined(GOBLIN_EXEC_GUI_HELPER)
+            if (png)
+                return execGuiHelper(argv, "--png");
+#endif
             QCoreApplication app(argc, argv);
             setApplicationIdentity();
             return run(argumentsAfterCommand(argc, argv));
@@ -128,6 +141,8 @@ int main(int argc, char **argv)
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders to open."),
                                      QStringLiteral("[RUN_DIR...]"));
+        parser.addOption({QStringLiteral("compare"), QStringLiteral("Open the compare view with the RUN_DIRs side by "
+                                                                    "side (the window's File > Compare With...).")});
         if (!parser.parse(probe.arguments())) {
             QTextStream(stderr) << "goblin-workbench: " << parser.errorText()
                                 << "\nTry 'goblin-workbench --help' for more information.\n";
@@ -144,9 +159,15 @@ int main(int argc, char **argv)
     }
 #ifdef GOBLIN_HAVE_GUI
     QStringList runDirs;
-    for (int i = 1; i < argc; ++i)
-        runDirs << QString::fromLocal8Bit(argv[i]);
-    return goblin::runGui(argc, argv, runDirs);
+    bool compare = false;
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == QLatin1String("--compare"))
+            compare = true;
+        else
+            runDirs << arg;
+    }
+    return goblin::runGui(argc, argv, runDirs, compare);
 #elif defined(GOBLIN_EXEC_GUI_HELPER)
     return execGuiHelper(argv, "the window");
 #else

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "aboutinfo.h"
+#include "compareview.h"
 #include "dashboardexport.h"
 #include "diagnosticsmodel.h"
 #include "liveanalysis.h"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(Settings *settings, QWidget *parent)
 MainWindow::~MainWindow()
 {
     // Views first: they hold the session's models and are connected to its signals.
+    delete m_compareDock;
     delete m_thresholdDock;
     delete m_runDock;
     delete takeCentralWidget();
@@ -106,6 +108,12 @@ void MainWindow::createActions()
                               tr("Save the JSON report (as the report command writes it) for the current thresholds"));
     m_exportJsonAction->setIcon(QIcon::fromTheme(QStringLiteral("document-save-as")));
     connect(m_exportJsonAction, &QAction::triggered, this, &MainWindow::exportJson);
+    m_compareAction = make(tr("Co&mpare With…"), QKeySequence(tr("Ctrl+Shift+M")),
+                           tr("Open another run and compare the open runs under the same thresholds"));
+    connect(m_compareAction, &QAction::triggered, this, [this] {
+        showCompareView();
+        openFolderDialog();
+    });
     m_cancelLoadAction = make(tr("Cancel &Loading"), QKeySequence(Qt::Key_Escape), tr("Stop loading the run folder"));
     m_cancelLoadAction->setEnabled(false);
     connect(m_cancelLoadAction, &QAction::triggered, m_loader, &LoadController::cancel);
@@ -200,6 +208,19 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_thresholdDock);
     m_thresholdDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+2")));
     resizeDocks({m_runDock, m_thresholdDock}, {200, 300}, Qt::Horizontal);
+
+    // Runs side by side (issue 14): the open runs, ticked, under the one set of thresholds.
+    m_compareView = new CompareView(m_session, this);
+    connect(m_compareView, &CompareView::addRunsRequested, this, &MainWindow::openFolderDialog);
+    m_compareDock = new QDockWidget(tr("Compare Runs"), this);
+    m_compareDock->setObjectName(QStringLiteral("CompareDock"));
+    m_compareDock->setWidget(m_compareView);
+    addDockWidget(Qt::BottomDockWidgetArea, m_compareDock);
+    // A window of its own at first (docked at the bottom it squeezed the dashboard); it docks back.
+    m_compareDock->setFloating(true);
+    m_compareDock->resize(1200, 760);
+    m_compareDock->hide();  // File ▸ Compare With… or View ▸ Compare Runs shows it
+    m_compareDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+4")));
 }
 
 void MainWindow::createMenus()
@@ -214,6 +235,8 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_exportPngAction);
     file->addAction(m_exportJsonAction);
+    file->addSeparator();
+    file->addAction(m_compareAction);
     file->addSeparator();
     file->addAction(m_cancelLoadAction);
     file->addSeparator();
@@ -239,6 +262,7 @@ void MainWindow::createMenus()
     view->addSeparator();
     view->addAction(m_runDock->toggleViewAction());
     view->addAction(m_thresholdDock->toggleViewAction());
+    view->addAction(m_compareDock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(m_openExampleAction);
@@ -359,6 +383,12 @@ QString MainWindow::exampleRunDir()
         if (QFileInfo::exists(dir + QStringLiteral("/trace.csv")))
             return dir;
     return {};
+}
+
+void MainWindow::showCompareView()
+{
+    m_compareDock->show();
+    m_compareDock->raise();
 }
 
 void MainWindow::openFolderDialog()

@@ -18,6 +18,7 @@ class QToolButton;
 
 namespace goblin {
 
+class CompareView;
 class LoadController;
 class Settings;
 class ThresholdPanel;
@@ -33,6 +34,8 @@ public:
 
     /// Loads `path` (a run folder, or any file in one) as given; queued behind a running load.
     void openRunDir(const QString &path);
+    /// Shows the compare view (the open runs side by side); `goblin-workbench --compare A B`.
+    void showCompareView();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -75,6 +78,9 @@ private:
     QListView *m_runList = nullptr;
     QDockWidget *m_runDock = nullptr;
     QDockWidget *m_thresholdDock = nullptr;
+    CompareView *m_compareView = nullptr;
+    QDockWidget *m_compareDock = nullptr;
+    QAction *m_compareAction = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_stage = nullptr;
     QToolButton *m_cancel = nullptr;

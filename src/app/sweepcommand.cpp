@@ -4,6 +4,11 @@
 #include "comparecommand.h"
 #include "reportcommand.h"
 #include "sweep.h"
+#include "thresholds.h"
+
+#ifdef GOBLIN_HAVE_GUI
+#include "sweepchart.h"
+#endif
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
@@ -18,8 +23,7 @@ int runSweepCommand(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Sweeps one threshold over a range and writes each waste bucket at every value (exactly what 'report' gives "
-        "at that value), and where each bucket switches on or off. (--png is not available yet: the sweep chart is "
-        "GUI work.)"));
+        "at that value), and where each bucket switches on or off, as JSON, CSV and/or a PNG chart. Needs no display."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("The run folder to analyse."));
@@ -30,9 +34,12 @@ int runSweepCommand(const QStringList &arguments)
         {QStringLiteral("to"), QStringLiteral("Last value (included when the steps reach it)."), QStringLiteral("B")},
         {QStringLiteral("by"), QStringLiteral("Step between values (> 0)."), QStringLiteral("S")},
         {QStringLiteral("json"), QStringLiteral("Write the sweep as JSON to FILE ('-' for standard output; the default "
-                                                "when no --csv is given)."),
+                                                "when neither --csv nor --png is given)."),
          QStringLiteral("FILE")},
         {QStringLiteral("csv"), QStringLiteral("Write the sweep as CSV to FILE ('-' for standard output)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("png"), QStringLiteral("Render the sweep chart (the threshold's current value and the switch "
+                                               "points marked, the command in small print) to FILE."),
          QStringLiteral("FILE")},
     });
     addThresholdOptions(parser);
@@ -81,9 +88,16 @@ int runSweepCommand(const QStringList &arguments)
         return commandUsageError(name, problem);
     QString jsonPath = parser.value(QStringLiteral("json"));
     const QString csvPath = parser.value(QStringLiteral("csv"));
-    if (jsonPath.isEmpty() && csvPath.isEmpty())
+    const QString pngPath = parser.value(QStringLiteral("png"));
+    if (jsonPath.isEmpty() && csvPath.isEmpty() && pngPath.isEmpty())
         jsonPath = QStringLiteral("-");
-    for (const QString &out : {jsonPath, csvPath})
+#ifndef GOBLIN_HAVE_GUI
+    if (!pngPath.isEmpty())
+        return commandUsageError(name, QStringLiteral("--png is not available: this build has no GUI libraries"));
+#endif
+    if (pngPath == QLatin1String("-"))
+        return commandUsageError(name, QStringLiteral("--png needs a file name, not '-'"));
+    for (const QString &out : {jsonPath, csvPath, pngPath})
         if (const QString inside = runDirContaining(out, dirs); !inside.isEmpty())
             return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never "
                                                           "writes into a run folder, choose another place")
@@ -110,6 +124,18 @@ int runSweepCommand(const QStringList &arguments)
         QTextStream(stderr) << "goblin-workbench sweep: cannot write the CSV: " << error << "\n";
         return CommandUnreadable;
     }
+#ifdef GOBLIN_HAVE_GUI
+    // The value marked as current: the swept threshold as the other options set it (its default
+    // when not given), as the window marks the live one.
+    std::optional<double> currentValue;
+    for (const ThresholdDescriptor &d : thresholdDescriptors())
+        if (d.cliNameText() == sweepThresholdName(*which))
+            currentValue = thresholds.*(d.member);
+    if (!pngPath.isEmpty() && !renderSweepPng(loaded.run->runName, *which, points, currentValue, command, pngPath, &error)) {
+        QTextStream(stderr) << "goblin-workbench sweep: cannot write the PNG: " << error << "\n";
+        return CommandUnreadable;
+    }
+#endif
     return CommandOk;
 }
 

@@ -1,5 +1,6 @@
 #include "workbenchview.h"
 
+#include "advicepanel.h"
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "diagnosticsmodel.h"
@@ -8,6 +9,7 @@
 #include "percentbardelegate.h"
 #include "rankspanel.h"
 #include "runmodel.h"
+#include "sweepchart.h"
 #include "telemetrymodel.h"
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
@@ -64,6 +66,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_telemetryTable(makeTable(this))
     , m_diagnosticsTable(makeTable(this))
     , m_timeline(new TimelinePanel(this))
+    , m_advice(new AdvicePanel(session, this))
+    , m_sweep(new SweepChart(session, this))
 {
     const int em = fontMetrics().height();
 
@@ -167,6 +171,9 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_tabs->addTab(m_timeline, tr("Timeline"));
     // Several ranks: per-rank budgets and the spread (straggler), issue 13.
     m_tabs->addTab(new RanksPanel(session->live(), this), tr("Ranks"));
+    // What to look at first, and each bucket along one threshold (both follow every drag).
+    m_tabs->addTab(m_advice, tr("Advice"));
+    m_tabs->addTab(m_sweep, tr("Sweep"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(budgetRow);

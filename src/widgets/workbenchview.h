@@ -15,7 +15,9 @@ class QTimer;
 
 namespace goblin {
 
+class AdvicePanel;
 class BudgetChartView;
+class SweepChart;
 class TelemetryPlot;
 class ThresholdGauge;
 class TimelinePanel;
@@ -45,6 +47,8 @@ public:
     QLineEdit *searchEdit() const { return m_search; }
     QTabWidget *tabs() const { return m_tabs; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
+    AdvicePanel *advicePanel() const { return m_advice; }
+    SweepChart *sweepChart() const { return m_sweep; }
 
     /// Puts the cursor in the kernel search box (Edit ▸ Find).
     void focusSearch();
@@ -73,6 +77,8 @@ private:
     QTableView *m_telemetryTable;
     QTableView *m_diagnosticsTable;
     TimelinePanel *m_timeline;
+    AdvicePanel *m_advice;
+    SweepChart *m_sweep;
     /// Keeps the run the timeline panel points into alive until the next one is shown.
     std::shared_ptr<const RunAnalysis> m_timelineRun;
 };

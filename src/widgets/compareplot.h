@@ -1,0 +1,49 @@
+#pragma once
+/// \file Runs side by side, drawn: the bucket-delta bars, the kernel-change and telemetry tables
+/// (as text rows) and the whole comparison as a PNG. Everything is read from compareRuns()'s
+/// JSON, the object `goblin-workbench compare --json` writes, so window, PNG and CLI show the
+/// same numbers.
+
+#include "customplot.h"
+
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QStringList>
+#include <vector>
+
+namespace goblin {
+
+enum class DeltaUnit { SecondsPerStep, ShareOfStep };
+
+/// The deltas of a compare object, one per other run: its "delta" as a one-element array, or
+/// its "deltas".
+QJsonArray compareDeltaList(const QJsonObject &compare);
+/// The budget keys the deltas have (the seven buckets, then unattributed_s when present).
+QStringList compareBucketKeys(const QJsonObject &compare);
+/// Run name of report `index` in compare["runs"].
+QString compareRunName(const QJsonObject &compare, int index);
+
+/// Clears `plot` and draws one bar group per budget key, one bar per other run (other −
+/// baseline, in s/step or in share of step as a percentage); a null delta draws no bar.
+void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUnit unit, const QPalette &palette);
+/// Moves the legend of `plot` into a one-line row above its axis rect (once), coloured from `palette`.
+void placeLegendAbove(QCustomPlot *plot, const QPalette &palette);
+/// The value `drawCompareDeltaPlot` gives the bar of other run `deltaIndex` (in
+/// compareDeltaList order) at budget key `key`: NaN for a null delta.
+double compareBarValue(const QJsonObject &compare, int deltaIndex, const QString &key, DeltaUnit unit);
+
+/// Kernel changes: run, kernel, baseline s/step, other s/step, Δ s/step, change.
+QStringList compareKernelHeader();
+std::vector<QStringList> compareKernelRows(const QJsonObject &compare);
+/// Telemetry side by side, one row per run: run, step time, GPU util, host busy, HBM peak, HBM
+/// mean, tokens/s, MFU (baseline marked).
+QStringList compareTelemetryHeader();
+std::vector<QStringList> compareTelemetryRows(const QJsonObject &compare);
+
+/// The comparison as an image: runs and baseline, the delta bars in s/step and in share of
+/// step, the telemetry and kernel tables and compare["command"] in small print.
+QImage renderCompareImage(const QJsonObject &compare, double devicePixelRatio = 2.0);
+bool renderComparePng(const QJsonObject &compare, const QString &path, QString *error);
+
+} // namespace goblin

@@ -1,0 +1,79 @@
+#pragma once
+/// \file The threshold sweep in the window and as a PNG: each waste bucket (seconds per step) as a
+/// function of one threshold, the current value marked and the points where a bucket switches on
+/// or off. Every point is sweepRun()'s, i.e. exactly what `report` gives at that value.
+
+#include "customplot.h"
+#include "sweep.h"
+
+#include <QStringList>
+#include <QWidget>
+#include <memory>
+#include <optional>
+
+class QComboBox;
+class QLabel;
+
+namespace goblin {
+
+class WorkbenchSession;
+
+/// Points the window sweeps: the threshold's whole range in this many steps.
+inline constexpr int kSweepChartSteps = 100;
+
+/// The values the window sweeps for `which`: its whole range, kSweepChartSteps steps.
+std::vector<double> sweepChartValues(SweepThreshold which);
+
+/// Draws the sweep into `plot` (clears it first): one line per bucket that is above zero at
+/// some value, a vertical line at `current` (when set) and a dashed one at each switch point.
+void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<SweepPoint> &points,
+                   std::optional<double> current, const QPalette &palette);
+
+/// The sweep as an image: title, the chart, the switch points and `command` in small print.
+QImage renderSweepImage(const QString &runName, SweepThreshold which, const std::vector<SweepPoint> &points,
+                        std::optional<double> current, const QStringList &command,
+                        double devicePixelRatio = 2.0);
+bool renderSweepPng(const QString &runName, SweepThreshold which, const std::vector<SweepPoint> &points,
+                    std::optional<double> current, const QStringList &command, const QString &path,
+                    QString *error);
+
+/// The window's sweep: pick a threshold; the chart follows the current run, the profile and every
+/// threshold live (the other thresholds shape the curves too). Clicking or dragging on the chart
+/// sets the swept threshold through the session's ThresholdEditor, as the panel's slider does.
+class SweepChart : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SweepChart(WorkbenchSession *session, QWidget *parent = nullptr);
+
+    SweepThreshold threshold() const { return m_which; }
+    void setThreshold(SweepThreshold which);
+    QComboBox *thresholdBox() const { return m_box; }
+    QCustomPlot *plot() const { return m_plot; }
+
+    /// As drawn: sweepRun() over sweepChartValues() for the live run, profile and thresholds.
+    const std::vector<SweepPoint> &points() const { return m_points; }
+    std::vector<SwitchPoint> switches() const { return switchPoints(m_points); }
+    /// The swept threshold's live value (the marked line).
+    double currentValue() const;
+    /// The value a click at widget x position `x` of the plot sets.
+    double valueAtPlotX(double x) const;
+    quint64 refreshCount() const { return m_refreshes; }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void refresh();
+
+    WorkbenchSession *m_session;
+    SweepThreshold m_which = SweepThreshold::GpuUtilBelow;
+    QComboBox *m_box;
+    QLabel *m_summary;
+    QCustomPlot *m_plot;
+    std::vector<SweepPoint> m_points;
+    bool m_dragging = false;
+    quint64 m_refreshes = 0;
+};
+
+} // namespace goblin
