@@ -3,6 +3,7 @@
 #include "exportfile.h"
 #include "thresholds.h"
 #include "timeline/timelinejson.h"
+#include "steps/perstepjson.h"
 #include "advice.h"
 #include "commandline.h"
 
@@ -195,6 +196,7 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
     };
     addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
+    addPerStepToReport(report, run, profile, thresholds);   // issue 14: every step's own budget
     return report;
 }
 

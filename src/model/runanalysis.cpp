@@ -518,6 +518,7 @@ void analyzeRun(RunAnalysis &run)
     analyzeReference(run);
     analyzeWorkbench(run);
     explainDifferences(run);
+    run.steps = analyzeSteps(run);
 }
 
 } // namespace goblin
