@@ -15,6 +15,10 @@ void LiveAnalysis::setRun(std::shared_ptr<const RunAnalysis> run)
 {
     m_run = std::move(run);
     m_timer.stop();
+    if (m_selectedStep != -1) {
+        m_selectedStep = -1;
+        emit selectedStepChanged(-1);
+    }
     emit runChanged();
     recompute();
 }
@@ -30,6 +34,10 @@ void LiveAnalysis::setProfile(HeuristicsProfile profile)
         return;
     m_profile = profile;
     m_timer.stop();
+    if (m_selectedStep != -1 && !steps()) {
+        m_selectedStep = -1;
+        emit selectedStepChanged(-1);
+    }
     emit profileChanged(profile);
     recompute();
 }
@@ -44,8 +52,36 @@ void LiveAnalysis::setThresholds(const Thresholds &thresholds)
         m_timer.start();
 }
 
+const StepSeries *LiveAnalysis::steps() const
+{
+    return m_run && m_profile == HeuristicsProfile::Workbench && !m_run->steps.empty() ? &m_run->steps : nullptr;
+}
+
+void LiveAnalysis::setSelectedStep(int index)
+{
+    const StepSeries *series = steps();
+    if (!series || index < 0 || index >= series->size())
+        index = -1;
+    if (index == m_selectedStep)
+        return;
+    m_selectedStep = index;
+    m_timer.stop();
+    emit selectedStepChanged(index);
+    recompute();
+}
+
+const StepInputs *LiveAnalysis::selectedStepInputs() const
+{
+    const StepSeries *series = steps();
+    return series && m_selectedStep >= 0 && m_selectedStep < series->size()
+               ? &series->steps[std::size_t(m_selectedStep)]
+               : nullptr;
+}
+
 double LiveAnalysis::stepTimeS() const
 {
+    if (const StepInputs *step = selectedStepInputs())
+        return step->durationS;
     const ProfileAnalysis *a = analysis();
     return a ? a->budgetInputs.stepTimeS : 0.0;
 }
@@ -62,6 +98,8 @@ void LiveAnalysis::recompute()
 {
     const ProfileAnalysis *a = analysis();
     m_metrics = a ? computeMetrics(*a, m_thresholds) : RunMetrics{};
+    if (a && selectedStepInputs())  // one step: the same formulas on that step's own inputs
+        m_metrics.wasteBudget = stepBudget(m_run->steps, m_selectedStep, m_thresholds);
     ++m_recomputes;
     emit metricsChanged();
 }

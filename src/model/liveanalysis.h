@@ -36,9 +36,19 @@ public:
     /// Coalesced: metrics follow within kCoalesceMs.
     void setThresholds(const Thresholds &thresholds);
 
+    /// Profiled steps of the current run (workbench profile; nullptr in the reference profile,
+    /// which has no per-step budget, or without a run).
+    const StepSeries *steps() const;
+    /// -1: the run mean. A step index: metrics() are that step's budget (docs/steps.md), the
+    /// thresholds still apply live. Out of range or without steps: -1. Recomputes immediately.
+    void setSelectedStep(int index);
+    int selectedStep() const { return m_selectedStep; }
+    /// The selected step's inputs, or nullptr when the run mean is shown.
+    const StepInputs *selectedStepInputs() const;
+
     /// As of the last recompute (all zero without a run).
     const RunMetrics &metrics() const { return m_metrics; }
-    /// Step time of the current profile (0 without a run).
+    /// Step time of the current profile, or of the selected step (0 without a run).
     double stepTimeS() const;
     bool recomputePending() const { return m_timer.isActive(); }
     /// Runs a pending recompute now (export, tests).
@@ -51,6 +61,8 @@ signals:
     void profileChanged(goblin::HeuristicsProfile profile);
     void thresholdsChanged(const goblin::Thresholds &thresholds);
     void metricsChanged();
+    /// The shown step changed (-1: the run mean), before the metricsChanged that follows.
+    void selectedStepChanged(int index);
 
 private:
     void recompute();
@@ -61,6 +73,7 @@ private:
     RunMetrics m_metrics;
     QTimer m_timer;
     quint64 m_recomputes = 0;
+    int m_selectedStep = -1;
 };
 
 } // namespace goblin

@@ -16,6 +16,7 @@ class QTimer;
 namespace goblin {
 
 class BudgetChartView;
+class StepStrip;
 class TelemetryPlot;
 class ThresholdGauge;
 class TimelinePanel;
@@ -45,6 +46,7 @@ public:
     QLineEdit *searchEdit() const { return m_search; }
     QTabWidget *tabs() const { return m_tabs; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
+    StepStrip *stepStrip() const { return m_steps; }
 
     /// Puts the cursor in the kernel search box (Edit ▸ Find).
     void focusSearch();
@@ -56,6 +58,7 @@ private:
     void onProfileChanged();
     void onThresholdsChanged();
     void onBudgetChanged();
+    void onSelectedStepChanged();  ///< gauges and the timeline panel show the selected step
     void updateTabTitles();
 
     WorkbenchSession *m_session;
@@ -73,6 +76,7 @@ private:
     QTableView *m_telemetryTable;
     QTableView *m_diagnosticsTable;
     TimelinePanel *m_timeline;
+    StepStrip *m_steps;
     /// Keeps the run the timeline panel points into alive until the next one is shown.
     std::shared_ptr<const RunAnalysis> m_timelineRun;
 };
