@@ -12,7 +12,9 @@
 #include "testsupport.h"
 
 #include <QJsonArray>
+#include <QFile>
 #include <QJsonDocument>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace goblin;
@@ -184,6 +186,31 @@ private slots:
         QVERIFY(ref["per_step"].toArray().isEmpty());
         QVERIFY(ref["per_step_source"].toString().contains(QLatin1String("reference")));
         QVERIFY(test::validateJsonSchema(ref, schema).isEmpty());
+    }
+
+    void ranksShareStepNames()
+    {
+        // Two ranks (HTA's trace_filter traces, one GPU each): a step is one name, its duration and
+        // utilisation the means over the ranks (computed independently with Python, PROVENANCE.md).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (int rank : {0, 1})
+            QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/hta_trace_filter_sampled_rank-%1.json.gz").arg(rank)),
+                                dir.filePath(QStringLiteral("sampled_rank-%1.json.gz").arg(rank))));
+        const LoadResult r = loadRun(dir.path());
+        QVERIFY(r.run);
+        const StepSeries &s = r.run->steps;
+        QCOMPARE(s.size(), 2);
+        QCOMPARE(s.steps[0].name, QStringLiteral("ProfilerStep#551"));
+        QCOMPARE(s.steps[1].name, QStringLiteral("ProfilerStep#552"));
+        QCOMPARE(s.steps[0].durationS, 0.607608);
+        QCOMPARE(s.steps[1].durationS, 0.6267835);
+        QVERIFY(std::fabs(s.steps[0].inputs.gpuUtilPct - 45.315926010802) < 1e-9);
+        QVERIFY(std::fabs(s.steps[1].inputs.gpuUtilPct - 46.013056316143) < 1e-9);
+        QVERIFY2(s.source.contains(QLatin1String("from 2 file(s)")) && s.source.contains(QLatin1String("2 device(s)")),
+                 qPrintable(s.source));
+        QVERIFY(!s.outlier[0] && !s.outlier[1]);  // two steps: no outlier rule
+        QVERIFY(s.steps[0].inputs.commExcessS > 0.0);  // NCCL kernels inside the step, per device
     }
 
     void noStepMarks()

@@ -50,7 +50,7 @@ struct Dashboard {
 void verifyShown(Dashboard &d, const WasteBudget &expected, double stepS, double hostBusy)
 {
     d.session.live()->flush();
-    QCOMPARE(d.session.live()->metrics().wasteBudget, expected);
+    QCOMPARE(d.session.live()->shownBudget(), expected);
     const WasteBudgetModel *model = d.session.budget();
     for (int i = 0; i < WasteBudget::BucketCount; ++i)
         QCOMPARE(model->index(i, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), expected.bucket(i));
@@ -108,6 +108,8 @@ private slots:
         QCOMPARE(live->selectedStep(), 3);
         const StepInputs &s3 = steps.steps[3];
         verifyShown(d, computeWasteBudget(s3.inputs, Thresholds{}), s3.durationS, s3.inputs.hostBusyFraction);
+        // Exports and their command describe the run, whichever step is shown.
+        QCOMPARE(live->metrics().wasteBudget, computeWasteBudget(runIn, Thresholds{}));
         QVERIFY(!d.strip()->allStepsButton()->isChecked());
         // The timeline panel shows that step's kernels.
         QCOMPARE(d.view.timelinePanel()->stripDevice(), s3.timelineDevice);

@@ -98,8 +98,8 @@ void LiveAnalysis::recompute()
 {
     const ProfileAnalysis *a = analysis();
     m_metrics = a ? computeMetrics(*a, m_thresholds) : RunMetrics{};
-    if (a && selectedStepInputs())  // one step: the same formulas on that step's own inputs
-        m_metrics.wasteBudget = stepBudget(m_run->steps, m_selectedStep, m_thresholds);
+    // One step: the same formulas on that step's own inputs.
+    m_stepBudget = a && selectedStepInputs() ? stepBudget(m_run->steps, m_selectedStep, m_thresholds) : WasteBudget{};
     ++m_recomputes;
     emit metricsChanged();
 }

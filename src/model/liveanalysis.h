@@ -39,15 +39,18 @@ public:
     /// Profiled steps of the current run (workbench profile; nullptr in the reference profile,
     /// which has no per-step budget, or without a run).
     const StepSeries *steps() const;
-    /// -1: the run mean. A step index: metrics() are that step's budget (docs/steps.md), the
+    /// -1: the run mean. A step index: shownBudget() is that step's budget (docs/steps.md), the
     /// thresholds still apply live. Out of range or without steps: -1. Recomputes immediately.
     void setSelectedStep(int index);
     int selectedStep() const { return m_selectedStep; }
     /// The selected step's inputs, or nullptr when the run mean is shown.
     const StepInputs *selectedStepInputs() const;
 
-    /// As of the last recompute (all zero without a run).
+    /// The run's metrics as of the last recompute (all zero without a run), whichever step is
+    /// shown: exports and `command` always describe the run.
     const RunMetrics &metrics() const { return m_metrics; }
+    /// What the dashboard shows: the selected step's budget, else the run's (metrics().wasteBudget).
+    const WasteBudget &shownBudget() const { return m_selectedStep >= 0 ? m_stepBudget : m_metrics.wasteBudget; }
     /// Step time of the current profile, or of the selected step (0 without a run).
     double stepTimeS() const;
     bool recomputePending() const { return m_timer.isActive(); }
@@ -74,6 +77,7 @@ private:
     QTimer m_timer;
     quint64 m_recomputes = 0;
     int m_selectedStep = -1;
+    WasteBudget m_stepBudget;  ///< of m_selectedStep, as of the last recompute
 };
 
 } // namespace goblin
