@@ -213,6 +213,36 @@ private slots:
         QVERIFY(s.steps[0].inputs.commExcessS > 0.0);  // NCCL kernels inside the step, per device
     }
 
+    void stepsWithoutGpuEvents()
+    {
+        // HTA's CPU-only trace: one ProfilerStep, CPU operators, no GPU event. The step's
+        // utilisation is the run's (here unknown: the leftover is unattributed, not useful GPU),
+        // its host busy is measured, and the source says which is which.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/hta_cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")),
+                            dir.filePath(QStringLiteral("rank-34.pt.trace.json.gz"))));
+        const LoadResult r = loadRun(dir.path());
+        QVERIFY(r.run);
+        const StepSeries &s = r.run->steps;
+        QCOMPARE(s.size(), 1);
+        QCOMPARE(s.steps[0].name, QStringLiteral("ProfilerStep#551"));
+        QCOMPARE(s.steps[0].durationS, 0.210109162);
+        QVERIFY(!s.steps[0].utilMeasured);
+        QVERIFY(s.steps[0].hostBusyMeasured);
+        QCOMPARE(s.steps[0].inputs.gpuUtilKnown, r.run->workbench.budgetInputs.gpuUtilKnown);
+        QCOMPARE(s.steps[0].inputs.gpuUtilPct, r.run->workbench.budgetInputs.gpuUtilPct);
+        QVERIFY2(s.source.contains(QLatin1String("no GPU events")), qPrintable(s.source));
+        const WasteBudget b = stepBudget(s, 0, Thresholds{});
+        QVERIFY(!r.run->workbench.budgetInputs.gpuUtilKnown);  // no telemetry, no kernels
+        QCOMPARE(b.usefulGpu, 0.0);  // nothing measured the GPU: no step claims useful GPU time
+        double sum = b.unattributed;
+        for (int k = 0; k < WasteBudget::BucketCount; ++k)
+            sum += b.bucket(k);
+        QVERIFY(std::fabs(sum - s.steps[0].durationS) < 1e-12);
+        QVERIFY(!s.outlier[0]);
+    }
+
     void noStepMarks()
     {
         // v1-monrocm6-nometa: no ProfilerStep and no GPU-lane annotations, so no per-step budget.
