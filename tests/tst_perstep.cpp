@@ -243,6 +243,42 @@ private slots:
         QVERIFY(!s.outlier[0]);
     }
 
+    void cutIntoSteps()
+    {
+        // No step marks: --steps N cuts the kernel span into N equal steps, each with its own
+        // inputs. The busy seconds of the windows add up to the device's busy time, the windows to
+        // the kernel span; equal windows give no outliers.
+        const auto run = load(QStringLiteral("v1-monrocm6-nometa"));
+        QVERIFY(run);
+        QVERIFY(run->steps.empty());
+        Thresholds t;
+        QCOMPARE(cutStepCount(*run, t), 0);
+        t.steps = 4;
+        QCOMPARE(cutStepCount(*run, t), 4);
+        const StepSeries s = cutSteps(*run, 4);
+        QCOMPARE(s.size(), 4);
+        QVERIFY2(s.source.contains(QLatin1String("cut into 4 equal steps")), qPrintable(s.source));
+        QCOMPARE(run->kernelTimeline.devices.size(), std::size_t(1));
+        const DeviceTimelineAnalysis &d = run->kernelTimeline.devices.front();
+        const FileTimelineSummary &f = run->kernelTimeline.files.front();
+        double busyS = 0.0, spanS = 0.0;
+        for (int i = 0; i < 4; ++i) {
+            const StepInputs &step = s.steps[std::size_t(i)];
+            QCOMPARE(step.name, QStringLiteral("span / 4 #%1").arg(i));
+            QVERIFY(step.utilMeasured);
+            QVERIFY(!s.outlier[std::size_t(i)]);
+            busyS += step.inputs.gpuUtilPct / 100.0 * step.durationS;
+            spanS += step.durationS;
+        }
+        QVERIFY(std::fabs(spanS - double(f.kernelLastNs - f.kernelFirstNs) / 1e9) < 1e-15);
+        QVERIFY(std::fabs(busyS - double(d.busyNs) / 1e9) < 1e-12);
+        const QJsonObject report = buildReport(*run, HeuristicsProfile::Workbench, t);
+        const QJsonArray steps = report[QStringLiteral("per_step")].toArray();
+        QCOMPARE(steps.size(), 4);
+        QCOMPARE(steps[2].toObject()["waste_budget"].toObject()["host_gap"].toDouble(), stepBudget(s, 2, t).hostGap);
+        QCOMPARE(report["per_step_source"].toString(), s.source);
+    }
+
     void noStepMarks()
     {
         // v1-monrocm6-nometa: no ProfilerStep and no GPU-lane annotations, so no per-step budget.

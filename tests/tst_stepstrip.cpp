@@ -146,6 +146,38 @@ private slots:
         verifyShown(d, computeWasteBudget(runIn, t), runIn.stepTimeS, runIn.hostBusyFraction);
     }
 
+    void stepsFieldCutsTheSpan()
+    {
+        // A run without step marks has no bars until the Steps field cuts its kernel span.
+        WorkbenchSession session;
+        WorkbenchView view(&session);
+        view.resize(1400, 1000);
+        view.show();
+        const LoadResult r = loadRun(test::dataPath(QStringLiteral("runs/v1-monrocm6-nometa")));
+        QVERIFY(r.run);
+        session.openRun(r.run);
+        LiveAnalysis *live = session.live();
+        QCOMPARE(view.stepStrip()->stepCount(), 0);
+        QVERIFY(!view.stepStrip()->allStepsButton()->isEnabled());
+        session.editor()->changeValue(ThresholdField::Steps, 5);
+        session.editor()->endGesture();
+        live->flush();
+        QCOMPARE(view.stepStrip()->stepCount(), 5);
+        QVERIFY(view.stepStrip()->allStepsButton()->isEnabled());
+        QTest::mouseClick(view.stepStrip(), Qt::LeftButton, {}, view.stepStrip()->barRect(2).center().toPoint());
+        QCOMPARE(live->selectedStep(), 2);
+        const StepSeries expected = cutSteps(*r.run, 5);
+        QCOMPARE(live->shownBudget(), computeWasteBudget(expected.steps[2].inputs, live->thresholds()));
+        QCOMPARE(session.budget()->stepTimeS(), expected.steps[2].durationS);
+        // Fewer steps: the selection is gone with the step.
+        session.editor()->changeValue(ThresholdField::Steps, 2);
+        session.editor()->endGesture();
+        live->flush();
+        QCOMPARE(view.stepStrip()->stepCount(), 2);
+        QCOMPARE(live->selectedStep(), -1);
+        QCOMPARE(live->shownBudget(), live->metrics().wasteBudget);
+    }
+
     void referenceProfileHasNoSteps()
     {
         Dashboard d;

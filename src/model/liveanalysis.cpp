@@ -15,6 +15,8 @@ void LiveAnalysis::setRun(std::shared_ptr<const RunAnalysis> run)
 {
     m_run = std::move(run);
     m_timer.stop();
+    m_cut = StepSeries{};
+    m_cutN = 0;
     if (m_selectedStep != -1) {
         m_selectedStep = -1;
         emit selectedStepChanged(-1);
@@ -54,7 +56,11 @@ void LiveAnalysis::setThresholds(const Thresholds &thresholds)
 
 const StepSeries *LiveAnalysis::steps() const
 {
-    return m_run && m_profile == HeuristicsProfile::Workbench && !m_run->steps.empty() ? &m_run->steps : nullptr;
+    if (!m_run || m_profile != HeuristicsProfile::Workbench)
+        return nullptr;
+    if (!m_run->steps.empty())
+        return &m_run->steps;
+    return m_cutN > 0 && !m_cut.empty() ? &m_cut : nullptr;
 }
 
 void LiveAnalysis::setSelectedStep(int index)
@@ -98,8 +104,18 @@ void LiveAnalysis::recompute()
 {
     const ProfileAnalysis *a = analysis();
     m_metrics = a ? computeMetrics(*a, m_thresholds) : RunMetrics{};
+    // --steps N on a run without step marks: cut the span again, only when N changed.
+    const int n = a && m_profile == HeuristicsProfile::Workbench ? cutStepCount(*m_run, m_thresholds) : 0;
+    if (n != m_cutN) {
+        m_cutN = n;
+        m_cut = n > 0 ? cutSteps(*m_run, n) : StepSeries{};
+        if (m_selectedStep >= 0 && !selectedStepInputs()) {
+            m_selectedStep = -1;
+            emit selectedStepChanged(-1);
+        }
+    }
     // One step: the same formulas on that step's own inputs.
-    m_stepBudget = a && selectedStepInputs() ? stepBudget(m_run->steps, m_selectedStep, m_thresholds) : WasteBudget{};
+    m_stepBudget = a && selectedStepInputs() ? stepBudget(*steps(), m_selectedStep, m_thresholds) : WasteBudget{};
     ++m_recomputes;
     emit metricsChanged();
 }

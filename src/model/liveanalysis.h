@@ -78,6 +78,9 @@ private:
     quint64 m_recomputes = 0;
     int m_selectedStep = -1;
     WasteBudget m_stepBudget;  ///< of m_selectedStep, as of the last recompute
+    /// --steps N without step marks: the kernel span cut into N (rebuilt when N changes).
+    StepSeries m_cut;
+    int m_cutN = 0;
 };
 
 } // namespace goblin

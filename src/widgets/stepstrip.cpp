@@ -46,7 +46,10 @@ StepStrip::StepStrip(LiveAnalysis *live, QWidget *parent)
     connect(live, &LiveAnalysis::runChanged, this, &StepStrip::onRunChanged);
     connect(live, &LiveAnalysis::profileChanged, this, &StepStrip::onRunChanged);
     // Bars are the live per-step budgets: repaint after every recompute (a threshold drag).
-    connect(live, &LiveAnalysis::metricsChanged, this, qOverload<>(&QWidget::update));
+    connect(live, &LiveAnalysis::metricsChanged, this, [this] {
+        m_all->setEnabled(stepCount() > 0);  // --steps N may have cut the span into steps
+        update();
+    });
     connect(live, &LiveAnalysis::selectedStepChanged, this, [this](int index) {
         m_all->setChecked(index < 0);
         update();

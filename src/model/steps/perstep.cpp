@@ -3,6 +3,7 @@
 #include "formatting.h"
 #include "kernelclassifier.h"
 #include "runanalysis.h"
+#include "timeline/timelineinputs.h"
 
 #include <QHash>
 #include <algorithm>
@@ -54,9 +55,8 @@ bool hasMarks(const GpuTimeline &timeline)
 }
 
 /// Adds each kernel's overlap with each step window to that step's class sums.
-void addKernelSums(const GpuDeviceTimeline &dev, const KernelClasses &classes,
-                   const std::vector<const StepWindow *> &marks, const std::vector<int> &accOf,
-                   std::vector<StepAccumulator> &accs)
+void addKernelSums(const GpuDeviceTimeline &dev, const KernelClasses &classes, const std::vector<TimeInterval> &marks,
+                   const std::vector<int> &accOf, std::vector<StepAccumulator> &accs)
 {
     constexpr std::uint8_t kWanted = FlagCollective | FlagGemm | FlagGenericGemm | FlagFp16 | FlagBf16;
     for (const GpuEvent &e : dev.events) {
@@ -66,10 +66,10 @@ void addKernelSums(const GpuDeviceTimeline &dev, const KernelClasses &classes,
         if (!(f & kWanted))
             continue;
         auto it = std::upper_bound(marks.begin(), marks.end(), e.startNs,
-                                   [](qint64 t, const StepWindow *w) { return t < w->startNs; });
+                                   [](qint64 t, const TimeInterval &w) { return t < w.startNs; });
         std::size_t j = it == marks.begin() ? 0 : std::size_t(it - marks.begin()) - 1;
-        for (; j < marks.size() && marks[j]->startNs < e.endNs; ++j) {
-            const qint64 overlap = std::min(e.endNs, marks[j]->endNs) - std::max(e.startNs, marks[j]->startNs);
+        for (; j < marks.size() && marks[j].startNs < e.endNs; ++j) {
+            const qint64 overlap = std::min(e.endNs, marks[j].endNs) - std::max(e.startNs, marks[j].startNs);
             if (overlap <= 0)
                 continue;
             StepAccumulator &a = accs[std::size_t(accOf[j])];
@@ -88,6 +88,58 @@ void addKernelSums(const GpuDeviceTimeline &dev, const KernelClasses &classes,
 }
 
 QString ms(double seconds) { return formatSeconds(seconds); }
+
+QString utilSource(int devicesWithKernels, const BudgetInputs &runIn)
+{
+    return devicesWithKernels > 0
+               ? QStringLiteral("busy union of the step's GPU events / step, mean of %1 device(s)").arg(devicesWithKernels)
+               : QStringLiteral("the run's %1 % for every step (no GPU events in the step-marked trace)")
+                     .arg(runIn.gpuUtilPct, 0, 'f', 1);
+}
+
+QString hostSource(bool anyHost, const BudgetInputs &runIn)
+{
+    return anyHost ? QStringLiteral("CPU operators of the training process inside the step / step")
+                   : QStringLiteral("the run's %1 for every step (no CPU operators)").arg(runIn.hostBusyFraction, 0, 'f', 3);
+}
+
+void appendSteps(std::vector<StepAccumulator> &accs, const BudgetInputs &runIn, StepSeries &out)
+{
+    std::stable_sort(accs.begin(), accs.end(), [](const StepAccumulator &a, const StepAccumulator &b) {
+        return a.firstFile != b.firstFile ? a.firstFile < b.firstFile : a.firstStartNs < b.firstStartNs;
+    });
+    for (const StepAccumulator &a : accs) {
+        StepInputs s;
+        s.name = a.name;
+        s.index = int(out.steps.size());
+        s.startS = double(a.relativeStartNs) / 1e9;
+        s.durationS = a.durationSumNs / a.files / 1e9;
+        BudgetInputs &in = s.inputs;
+        in.stepTimeS = s.durationS;
+        in.hbmPeakGb = runIn.hbmPeakGb;  // no per-step HBM: telemetry has no clock shared with the trace
+        s.utilMeasured = a.utilDevices > 0;
+        in.gpuUtilKnown = s.utilMeasured || runIn.gpuUtilKnown;
+        in.gpuUtilPct = s.utilMeasured ? std::min(100.0, a.utilSum / a.utilDevices * 100.0) : runIn.gpuUtilPct;
+        s.hostBusyMeasured = a.hostFiles > 0;
+        in.hostBusyFraction = s.hostBusyMeasured ? a.hostSum / a.hostFiles : runIn.hostBusyFraction;
+        if (a.kernelDevices > 0) {
+            in.commExcessS = double(a.collectiveNs) / 1e9 / a.kernelDevices;
+            in.gemmNs = a.gemmNs;
+            in.genericGemmNs = a.genericGemmNs;
+            in.fp16Ns = a.fp16Ns;
+            in.bf16Ns = a.bf16Ns;
+        } else {
+            in.commExcessS = runIn.commExcessS;
+            in.gemmNs = runIn.gemmNs;
+            in.genericGemmNs = runIn.genericGemmNs;
+            in.fp16Ns = runIn.fp16Ns;
+            in.bf16Ns = runIn.bf16Ns;
+        }
+        s.timelineDevice = a.panelDevice;
+        s.timelineStep = a.panelStep;
+        out.steps.push_back(std::move(s));
+    }
+}
 
 } // namespace
 
@@ -113,8 +165,11 @@ StepSeries analyzeSteps(const RunAnalysis &run)
             chosen = &c;
     if (!chosen) {
         out.source = QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane or "
-                                    "step annotations on the GPU lane); the run's budget is over %1")
-                         .arg(run.workbench.stepTimeSource);
+                                    "step annotations on the GPU lane); the run's budget is over %1%2")
+                         .arg(run.workbench.stepTimeSource,
+                              run.workbench.stepCutSpanS > 0.0
+                                  ? QStringLiteral(". --steps N (the Steps field) cuts the kernel span into N steps")
+                                  : QString());
         return out;
     }
 
@@ -200,48 +255,17 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         // Kernel sums of the step's own kernels (their time inside the window).
         if (fileKernelDevices > 0) {
             const KernelClasses classes = classifyKernels(file.names, table);
+            std::vector<TimeInterval> windows;
+            for (const StepWindow *m : marks)
+                windows.push_back({m->startNs, m->endNs});
             for (const GpuDeviceTimeline &dev : file.devices)
-                addKernelSums(dev, classes, marks, accOf, accs);
+                addKernelSums(dev, classes, windows, accOf, accs);
             for (std::size_t k = 0; k < marks.size(); ++k)
                 accs[std::size_t(accOf[k])].kernelDevices += fileKernelDevices;
         }
     }
 
-    std::stable_sort(accs.begin(), accs.end(), [](const StepAccumulator &a, const StepAccumulator &b) {
-        return a.firstFile != b.firstFile ? a.firstFile < b.firstFile : a.firstStartNs < b.firstStartNs;
-    });
-    for (const StepAccumulator &a : accs) {
-        StepInputs s;
-        s.name = a.name;
-        s.index = int(out.steps.size());
-        s.startS = double(a.relativeStartNs) / 1e9;
-        s.durationS = a.durationSumNs / a.files / 1e9;
-        BudgetInputs &in = s.inputs;
-        in.stepTimeS = s.durationS;
-        in.hbmPeakGb = runIn.hbmPeakGb;  // no per-step HBM: telemetry has no clock shared with the trace
-        s.utilMeasured = a.utilDevices > 0;
-        in.gpuUtilKnown = s.utilMeasured || runIn.gpuUtilKnown;
-        in.gpuUtilPct = s.utilMeasured ? std::min(100.0, a.utilSum / a.utilDevices * 100.0) : runIn.gpuUtilPct;
-        s.hostBusyMeasured = a.hostFiles > 0;
-        in.hostBusyFraction = s.hostBusyMeasured ? a.hostSum / a.hostFiles : runIn.hostBusyFraction;
-        if (a.kernelDevices > 0) {
-            in.commExcessS = double(a.collectiveNs) / 1e9 / a.kernelDevices;
-            in.gemmNs = a.gemmNs;
-            in.genericGemmNs = a.genericGemmNs;
-            in.fp16Ns = a.fp16Ns;
-            in.bf16Ns = a.bf16Ns;
-        } else {
-            in.commExcessS = runIn.commExcessS;
-            in.gemmNs = runIn.gemmNs;
-            in.genericGemmNs = runIn.genericGemmNs;
-            in.fp16Ns = runIn.fp16Ns;
-            in.bf16Ns = runIn.bf16Ns;
-        }
-        s.timelineDevice = a.panelDevice;
-        s.timelineStep = a.panelStep;
-        out.steps.push_back(std::move(s));
-    }
-
+    appendSteps(accs, runIn, out);
     out.source = QStringLiteral("%1: %2 step window(s) (%3) from %4 file(s); utilisation: %5; host busy: %6; "
                                 "kernel sums: %7")
                      .arg(firstFile)
@@ -249,16 +273,103 @@ StepSeries analyzeSteps(const RunAnalysis &run)
                      .arg(anyGpuLane ? QStringLiteral("step annotations on the GPU lane")
                                      : QStringLiteral("ProfilerStep on the CPU lane"))
                      .arg(filesUsed)
-                     .arg(devicesWithKernels > 0
-                              ? QStringLiteral("busy union of the step's GPU events / step, mean of %1 device(s)")
-                                    .arg(devicesWithKernels)
-                              : QStringLiteral("the run's %1 % for every step (no GPU events in the step-marked trace)")
-                                    .arg(runIn.gpuUtilPct, 0, 'f', 1))
-                     .arg(anyHost ? QStringLiteral("CPU operators of the training process inside the step / step")
-                                  : QStringLiteral("the run's %1 for every step (no CPU operators)")
-                                        .arg(runIn.hostBusyFraction, 0, 'f', 3))
+                     .arg(utilSource(devicesWithKernels, runIn), hostSource(anyHost, runIn))
                      .arg(devicesWithKernels > 0 ? QStringLiteral("kernel time inside the step, per device")
                                                  : QStringLiteral("the run's per-step sums"));
+    flagOutliers(out);
+    return out;
+}
+
+int cutStepCount(const RunAnalysis &run, const Thresholds &thresholds)
+{
+    return run.steps.empty() && thresholds.steps && *thresholds.steps > 0 && run.workbench.stepCutSpanS > 0.0
+               ? *thresholds.steps
+               : 0;
+}
+
+StepSeries cutSteps(const RunAnalysis &run, int n)
+{
+    StepSeries out;
+    const BudgetInputs &runIn = run.workbench.budgetInputs;
+    const TimelineAnalysis *an = n > 0 ? kernelSourceTimeline(run) : nullptr;
+    if (!an) {
+        out.source = QStringLiteral("no per-step budget: no GPU timeline to cut into %1 steps").arg(n);
+        return out;
+    }
+    const GpuTimeline &timeline = an == &run.torchTimeline ? run.torch.timeline : run.kernels.timeline;
+    const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
+    std::vector<StepAccumulator> accs(static_cast<std::size_t>(n));
+    std::vector<int> accOf(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k)
+        accOf[std::size_t(k)] = k;
+    int filesUsed = 0, devicesWithKernels = 0;
+    bool anyHost = false;
+    QString firstFile;
+    for (std::size_t fi = 0; fi < an->files.size() && fi < timeline.files.size(); ++fi) {
+        const FileTimelineSummary &summary = an->files[fi];
+        if (summary.kernels == 0 || summary.kernelLastNs - summary.kernelFirstNs < n)
+            continue;
+        const GpuTimelineFile &file = timeline.files[fi];
+        const std::vector<TimeInterval> windows = equalWindows(summary.kernelFirstNs, summary.kernelLastNs, n);
+        if (firstFile.isEmpty())
+            firstFile = file.file;
+        ++filesUsed;
+        for (int k = 0; k < n; ++k) {
+            StepAccumulator &a = accs[std::size_t(k)];
+            const TimeInterval &w = windows[std::size_t(k)];
+            if (a.files == 0) {
+                a.name = QStringLiteral("span / %1 #%2").arg(n).arg(k);
+                a.firstFile = fi;
+                a.firstStartNs = w.startNs;
+                a.relativeStartNs = w.startNs - windows.front().startNs;
+            }
+            a.durationSumNs += double(w.endNs - w.startNs);
+            ++a.files;
+        }
+        if (!file.hostBusy.empty()) {
+            anyHost = true;
+            const IntervalSet host = IntervalSet::unionOf(file.hostBusy);
+            for (int k = 0; k < n; ++k) {
+                const TimeInterval &w = windows[std::size_t(k)];
+                accs[std::size_t(k)].hostSum += double(host.measure(w.startNs, w.endNs)) / double(w.endNs - w.startNs);
+                ++accs[std::size_t(k)].hostFiles;
+            }
+        }
+        int fileKernelDevices = 0;
+        for (const DeviceTimelineAnalysis &d : an->devices) {
+            if (d.fileIndex != fi || d.kernels == 0)
+                continue;
+            const std::vector<TimelineStepValues> values = recutSteps(d, windows);
+            if (values.size() != windows.size())
+                continue;
+            ++fileKernelDevices;
+            for (int k = 0; k < n; ++k) {
+                const TimelineStepValues &v = values[std::size_t(k)];
+                accs[std::size_t(k)].utilSum += double(v.busyNs) / double(v.windowNs);
+                ++accs[std::size_t(k)].utilDevices;
+            }
+        }
+        devicesWithKernels += fileKernelDevices;
+        if (fileKernelDevices > 0) {
+            const KernelClasses classes = classifyKernels(file.names, table);
+            for (const GpuDeviceTimeline &dev : file.devices)
+                addKernelSums(dev, classes, windows, accOf, accs);
+            for (StepAccumulator &a : accs)
+                a.kernelDevices += fileKernelDevices;
+        }
+    }
+    if (filesUsed == 0) {
+        out.source = QStringLiteral("no per-step budget: no kernel span to cut into %1 steps").arg(n);
+        return out;
+    }
+    appendSteps(accs, runIn, out);
+    out.source = QStringLiteral("%1: the kernel span cut into %2 equal steps (--steps %2; no step marks) in %3 "
+                                "file(s); utilisation: %4; host busy: %5; kernel sums: kernel time inside the step, "
+                                "per device")
+                     .arg(firstFile)
+                     .arg(n)
+                     .arg(filesUsed)
+                     .arg(utilSource(devicesWithKernels, runIn), hostSource(anyHost, runIn));
     flagOutliers(out);
     return out;
 }

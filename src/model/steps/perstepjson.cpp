@@ -11,14 +11,9 @@ QJsonValue number(double v)
     return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
 }
 
-} // namespace
-
-QJsonArray perStepJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
+QJsonArray stepsJson(const StepSeries &series, const Thresholds &thresholds)
 {
     QJsonArray out;
-    if (profile != HeuristicsProfile::Workbench)
-        return out;
-    const StepSeries &series = run.steps;
     for (int i = 0; i < series.size(); ++i) {
         const StepInputs &s = series.steps[std::size_t(i)];
         const WasteBudget b = stepBudget(series, i, thresholds);
@@ -41,15 +36,38 @@ QJsonArray perStepJson(const RunAnalysis &run, HeuristicsProfile profile, const 
     return out;
 }
 
+/// The run's marked steps, or with --steps N and no marks the kernel span cut into N (in `cut`).
+const StepSeries &seriesFor(const RunAnalysis &run, const Thresholds &thresholds, StepSeries &cut)
+{
+    if (const int n = cutStepCount(run, thresholds))
+        cut = cutSteps(run, n);
+    return cut.steps.empty() && cut.source.isEmpty() ? run.steps : cut;
+}
+
+} // namespace
+
+QJsonArray perStepJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
+{
+    if (profile != HeuristicsProfile::Workbench)
+        return {};
+    StepSeries cut;
+    return stepsJson(seriesFor(run, thresholds, cut), thresholds);
+}
+
 void addPerStepToReport(QJsonObject &report, const RunAnalysis &run, HeuristicsProfile profile,
                         const Thresholds &thresholds)
 {
-    report.insert(QStringLiteral("per_step"), perStepJson(run, profile, thresholds));
-    report.insert(QStringLiteral("per_step_source"),
-                  profile == HeuristicsProfile::Workbench
-                      ? run.steps.source
-                      : QStringLiteral("none in the reference profile: the reference reads no step windows (its "
-                                       "RunMetrics has one budget per run); --profile workbench gives per_step"));
+    if (profile != HeuristicsProfile::Workbench) {
+        report.insert(QStringLiteral("per_step"), QJsonArray());
+        report.insert(QStringLiteral("per_step_source"),
+                      QStringLiteral("none in the reference profile: the reference reads no step windows (its "
+                                     "RunMetrics has one budget per run); --profile workbench gives per_step"));
+        return;
+    }
+    StepSeries cut;
+    const StepSeries &series = seriesFor(run, thresholds, cut);
+    report.insert(QStringLiteral("per_step"), stepsJson(series, thresholds));
+    report.insert(QStringLiteral("per_step_source"), series.source);
 }
 
 } // namespace goblin
