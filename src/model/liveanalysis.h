@@ -36,9 +36,22 @@ public:
     /// Coalesced: metrics follow within kCoalesceMs.
     void setThresholds(const Thresholds &thresholds);
 
-    /// As of the last recompute (all zero without a run).
+    /// Profiled steps of the current run (workbench profile; nullptr in the reference profile,
+    /// which has no per-step budget, or without a run).
+    const StepSeries *steps() const;
+    /// -1: the run mean. A step index: shownBudget() is that step's budget (docs/steps.md), the
+    /// thresholds still apply live. Out of range or without steps: -1. Recomputes immediately.
+    void setSelectedStep(int index);
+    int selectedStep() const { return m_selectedStep; }
+    /// The selected step's inputs, or nullptr when the run mean is shown.
+    const StepInputs *selectedStepInputs() const;
+
+    /// The run's metrics as of the last recompute (all zero without a run), whichever step is
+    /// shown: exports and `command` always describe the run.
     const RunMetrics &metrics() const { return m_metrics; }
-    /// Step time of the current profile (0 without a run).
+    /// What the dashboard shows: the selected step's budget, else the run's (metrics().wasteBudget).
+    const WasteBudget &shownBudget() const { return m_selectedStep >= 0 ? m_stepBudget : m_metrics.wasteBudget; }
+    /// Step time of the current profile, or of the selected step (0 without a run).
     double stepTimeS() const;
     bool recomputePending() const { return m_timer.isActive(); }
     /// Runs a pending recompute now (export, tests).
@@ -51,6 +64,8 @@ signals:
     void profileChanged(goblin::HeuristicsProfile profile);
     void thresholdsChanged(const goblin::Thresholds &thresholds);
     void metricsChanged();
+    /// The shown step changed (-1: the run mean), before the metricsChanged that follows.
+    void selectedStepChanged(int index);
 
 private:
     void recompute();
@@ -61,6 +76,11 @@ private:
     RunMetrics m_metrics;
     QTimer m_timer;
     quint64 m_recomputes = 0;
+    int m_selectedStep = -1;
+    WasteBudget m_stepBudget;  ///< of m_selectedStep, as of the last recompute
+    /// --steps N without step marks: the kernel span cut into N (rebuilt when N changes).
+    StepSeries m_cut;
+    int m_cutN = 0;
 };
 
 } // namespace goblin

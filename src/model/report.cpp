@@ -4,6 +4,7 @@
 #include "thresholds.h"
 #include "timeline/ranksjson.h"
 #include "timeline/timelinejson.h"
+#include "steps/perstepjson.h"
 #include "advice.h"
 #include "commandline.h"
 
@@ -197,6 +198,7 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
     };
     addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
     addRanksToReport(report, run, thresholds);               // issue 13: per-rank budgets and spread
+    addPerStepToReport(report, run, profile, thresholds);   // issue 14: every step's own budget
     return report;
 }
 

@@ -525,6 +525,7 @@ void analyzeRun(RunAnalysis &run)
     analyzeWorkbench(run);
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);
     explainDifferences(run);
+    run.steps = analyzeSteps(run);
 }
 
 } // namespace goblin

@@ -6,6 +6,7 @@
 #include "heuristics.h"
 #include "kernelclassifier.h"
 #include "kerneltraceparser.h"
+#include "steps/perstep.h"
 #include "timeline/timelineanalysis.h"
 #include "torchtraceparser.h"
 
@@ -103,6 +104,7 @@ struct RunAnalysis {
     /// The workbench's kernel list (kernels.names / kernels.workbench) was built from the torch
     /// trace's kernel events because no kernel trace had any (the reference reads none).
     bool kernelsFromTorchTimeline = false;
+    StepSeries steps;  ///< every profiled step's own budget inputs (workbench reading; issue 14)
 
     const ProfileAnalysis &profile(HeuristicsProfile p) const
     {

@@ -102,7 +102,7 @@ void WorkbenchSession::updateBudgetModel()
         m_budget->clear();
         return;
     }
-    m_budget->setResult(m_live->metrics().wasteBudget, m_live->profile());
+    m_budget->setResult(m_live->shownBudget(), m_live->profile());  // the selected step's, or the run's
 }
 
 } // namespace goblin

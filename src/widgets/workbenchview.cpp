@@ -10,6 +10,7 @@
 #include "rankspanel.h"
 #include "runmodel.h"
 #include "sweepchart.h"
+#include "stepstrip.h"
 #include "telemetrymodel.h"
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
@@ -68,6 +69,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_timeline(new TimelinePanel(this))
     , m_advice(new AdvicePanel(session, this))
     , m_sweep(new SweepChart(session, this))
+    , m_steps(new StepStrip(session->live(), this))
 {
     const int em = fontMetrics().height();
 
@@ -176,13 +178,19 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_tabs->addTab(m_sweep, tr("Sweep"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(budgetRow);
+    // The step strip above the budget: click a step and the whole dashboard shows it.
+    auto *budgetArea = new QWidget(this);
+    auto *budgetAreaLayout = new QVBoxLayout(budgetArea);
+    budgetAreaLayout->setContentsMargins(0, 0, 0, 0);
+    budgetAreaLayout->addWidget(m_steps);
+    budgetAreaLayout->addWidget(budgetRow, 1);
+    splitter->addWidget(budgetArea);
     splitter->addWidget(telemetryBox);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({19 * em, 26 * em, 14 * em});
+    splitter->setSizes({27 * em, 22 * em, 12 * em});
     splitter->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -200,6 +208,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     connect(session, &WorkbenchSession::currentRunChanged, this, &WorkbenchView::onRunChanged);
     connect(live, &LiveAnalysis::profileChanged, this, &WorkbenchView::onProfileChanged);
     connect(live, &LiveAnalysis::thresholdsChanged, this, &WorkbenchView::onThresholdsChanged);
+    connect(live, &LiveAnalysis::selectedStepChanged, this, &WorkbenchView::onSelectedStepChanged);
     // The budget reaches the chart, the table and the verdict by one route: the session's budget model.
     connect(session->budget(), &QAbstractItemModel::dataChanged, this, &WorkbenchView::onBudgetChanged);
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
@@ -258,6 +267,19 @@ void WorkbenchView::onProfileChanged()
         m_hostGauge->setValue(NAN);
     }
     updateTabTitles();
+}
+
+void WorkbenchView::onSelectedStepChanged()
+{
+    const StepInputs *step = m_session->live()->selectedStepInputs();
+    if (!step) {
+        onProfileChanged();  // the run's levels again
+        return;
+    }
+    m_telemetryPlot->setRunLevels(step->inputs.gpuUtilPct, step->inputs.hbmPeakGb);
+    m_hostGauge->setValue(step->inputs.hostBusyFraction);
+    if (step->timelineDevice >= 0)
+        m_timeline->showStrip(step->timelineDevice, step->timelineStep);
 }
 
 void WorkbenchView::onThresholdsChanged()

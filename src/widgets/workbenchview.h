@@ -18,6 +18,7 @@ namespace goblin {
 class AdvicePanel;
 class BudgetChartView;
 class SweepChart;
+class StepStrip;
 class TelemetryPlot;
 class ThresholdGauge;
 class TimelinePanel;
@@ -49,6 +50,7 @@ public:
     TimelinePanel *timelinePanel() const { return m_timeline; }
     AdvicePanel *advicePanel() const { return m_advice; }
     SweepChart *sweepChart() const { return m_sweep; }
+    StepStrip *stepStrip() const { return m_steps; }
 
     /// Puts the cursor in the kernel search box (Edit ▸ Find).
     void focusSearch();
@@ -60,6 +62,7 @@ private:
     void onProfileChanged();
     void onThresholdsChanged();
     void onBudgetChanged();
+    void onSelectedStepChanged();  ///< gauges and the timeline panel show the selected step
     void updateTabTitles();
 
     WorkbenchSession *m_session;
@@ -79,6 +82,7 @@ private:
     TimelinePanel *m_timeline;
     AdvicePanel *m_advice;
     SweepChart *m_sweep;
+    StepStrip *m_steps;
     /// Keeps the run the timeline panel points into alive until the next one is shown.
     std::shared_ptr<const RunAnalysis> m_timelineRun;
 };

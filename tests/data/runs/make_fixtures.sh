@@ -95,6 +95,11 @@ printf '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid
 printf 'gpu,gfx_activity,used_vram\r\n0,N/A,N/A\r\n0,nan,1024\r\n0,50,-5\r\n0,inf,2048\r\n' > bad-nan-negative/amd_smi.csv
 mkdir -p bad-missing-all && echo "an empty run folder: the profiling wrapper wrote nothing" > bad-missing-all/README
 
+# Per-step budget (tst_perstep): 8 steps, all in the torch trace; step 3 made 40 % slower by an idle gap.
+rm -rf /tmp/goblin-slow-src slow-step-idle
+$mk /tmp/goblin-slow-src --quiet --steps 8 --kernels-per-step 12 --torch-steps 8 --seed 21
+python3 "$here/make_slow_step.py" /tmp/goblin-slow-src slow-step-idle --step 3 --fraction 0.4
+
 # Expected reference output for every folder (--precision none and one variant).
 for d in */; do
     d=${d%/}

@@ -1,0 +1,75 @@
+#pragma once
+/// \file The budget of each profiled step (issue 14, item 1): every step's own inputs, aggregated
+/// once at load, and the robust outlier rule on step durations. A threshold change is then the
+/// seven formulas per step, nothing more. Definitions: docs/steps.md.
+
+#include "heuristics.h"
+
+#include <QString>
+#include <vector>
+
+namespace goblin {
+
+struct RunAnalysis;
+
+/// One profiled step and the budget inputs measured inside its window.
+struct StepInputs {
+    QString name;              ///< "ProfilerStep#12" (as the trace names it)
+    int index = 0;             ///< position in the run's step list, 0-based, by start time
+    double startS = 0.0;       ///< from the start of the first profiled step
+    double durationS = 0.0;    ///< the step window (mean over the ranks that have this step)
+    BudgetInputs inputs;       ///< stepTimeS = durationS; utilisation, host busy and kernel sums of this step
+    bool utilMeasured = false; ///< busy union of the step's GPU events (else the run's utilisation)
+    bool hostBusyMeasured = false;  ///< CPU operators inside the step (else the run's host busy)
+    /// Where the window panel shows this step: device index in TimelinePanel order (the kernel
+    /// trace's devices, then the torch trace's) and step index of that device; -1 when none.
+    int timelineDevice = -1;
+    int timelineStep = -1;
+};
+
+/// The outlier rule's numbers (threshold-independent, fixed at load).
+struct StepOutlierRule {
+    static constexpr double kMadScale = 1.4826;  ///< scaled MAD: a normal distribution's sigma
+    static constexpr double kMadCount = 3.0;     ///< median + 3 × scaled MAD
+    /// Floor of the spread as a share of the median: when more than half the steps last exactly
+    /// as long (MAD = 0, synthetic or equal-cut steps), a step 1 ns longer is no outlier.
+    static constexpr double kMinSpreadOfMedian = 0.02;
+    double medianS = 0.0;
+    double madS = 0.0;       ///< raw median absolute deviation
+    double spreadS = 0.0;    ///< max(kMadScale × MAD, kMinSpreadOfMedian × median)
+    double limitS = 0.0;     ///< medianS + kMadCount × spreadS; a step longer than this is an outlier
+    bool floorUsed = false;  ///< the spread is the floor (MAD too small)
+};
+
+/// Every profiled step of a run (workbench reading) with its outlier verdict.
+struct StepSeries {
+    std::vector<StepInputs> steps;
+    std::vector<bool> outlier;         ///< parallel to steps
+    std::vector<QString> outlierReason; ///< parallel to steps; empty for steps that are no outlier
+    StepOutlierRule rule;
+    QString source;  ///< where windows and inputs came from, or why there are no steps
+
+    bool empty() const { return steps.empty(); }
+    int size() const { return int(steps.size()); }
+};
+
+/// Aggregates each step's inputs from the run's GPU timelines (one pass over the events of the
+/// step-marked trace). Called once by analyzeRun() after both profiles are analysed.
+StepSeries analyzeSteps(const RunAnalysis &run);
+
+/// --steps N when nothing marks the steps (workbench, the step time is the kernel span / N): N,
+/// else 0. Then the steps are cutSteps(run, N).
+int cutStepCount(const RunAnalysis &run, const Thresholds &thresholds);
+/// The kernel-source timeline's kernel span (per file) cut into `n` equal windows, each with the
+/// same per-step inputs as marked steps. One pass over the events: done when N changes, never on a
+/// threshold change. Equal windows give no outliers (their durations differ by at most 1 ns).
+StepSeries cutSteps(const RunAnalysis &run, int n);
+
+/// The outlier rule on `durationsS` (median + 3 × scaled MAD, with the floor), and for each step
+/// whether it is beyond it and the reason with the numbers. Needs at least 3 steps to flag any.
+void flagOutliers(StepSeries &series);
+
+/// Step `index`'s budget under `thresholds` (workbench formulas): arithmetic only.
+WasteBudget stepBudget(const StepSeries &series, int index, const Thresholds &thresholds);
+
+} // namespace goblin

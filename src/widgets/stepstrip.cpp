@@ -1,0 +1,278 @@
+#include "stepstrip.h"
+
+#include "budgetformula.h"
+#include "formatting.h"
+#include "liveanalysis.h"
+#include "plotstyle.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPushButton>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+constexpr int kBudgetRows = WasteBudget::BucketCount + 1;  // the seven buckets and the unmeasured rest
+
+double maxDuration(const StepSeries &series)
+{
+    double m = series.rule.limitS;
+    for (const StepInputs &s : series.steps)
+        m = std::max(m, s.durationS);
+    return m;
+}
+
+} // namespace
+
+StepStrip::StepStrip(LiveAnalysis *live, QWidget *parent)
+    : QWidget(parent)
+    , m_live(live)
+    , m_all(new QPushButton(tr("All steps"), this))
+{
+    setAttribute(Qt::WA_OpaquePaintEvent, false);
+    setMouseTracking(false);
+    m_all->setCheckable(true);
+    m_all->setToolTip(tr("Show the run's mean budget again (or click the selected step)"));
+    connect(m_all, &QPushButton::clicked, this, [this] {
+        m_live->setSelectedStep(-1);
+        m_all->setChecked(m_live->selectedStep() < 0);
+    });
+    connect(live, &LiveAnalysis::runChanged, this, &StepStrip::onRunChanged);
+    connect(live, &LiveAnalysis::profileChanged, this, &StepStrip::onRunChanged);
+    // Bars are the live per-step budgets: repaint after every recompute (a threshold drag).
+    connect(live, &LiveAnalysis::metricsChanged, this, [this] {
+        m_all->setEnabled(stepCount() > 0);  // --steps N may have cut the span into steps
+        update();
+    });
+    connect(live, &LiveAnalysis::selectedStepChanged, this, [this](int index) {
+        m_all->setChecked(index < 0);
+        update();
+    });
+    onRunChanged();
+}
+
+void StepStrip::onRunChanged()
+{
+    m_all->setEnabled(stepCount() > 0);
+    m_all->setChecked(m_live->selectedStep() < 0);
+    update();
+}
+
+int StepStrip::stepCount() const
+{
+    const StepSeries *series = m_live->steps();
+    return series ? series->size() : 0;
+}
+
+QSize StepStrip::sizeHint() const
+{
+    const int em = fontMetrics().height();
+    return {60 * em, 7 * em};
+}
+
+QSize StepStrip::minimumSizeHint() const
+{
+    const int em = fontMetrics().height();
+    return {20 * em, 6 * em};
+}
+
+void StepStrip::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    const QSize hint = m_all->sizeHint();
+    m_all->setGeometry(4, (height() - hint.height()) / 2, hint.width(), hint.height());
+}
+
+QRectF StepStrip::plotArea() const
+{
+    const int em = fontMetrics().height();
+    const double left = m_all->geometry().right() + em;
+    // Room above the bars for the title line and the outlier marks, below for the step numbers.
+    return QRectF(left, em * 2.0, std::max(1.0, width() - left - em * 0.5), std::max(1.0, height() - em * 3.1));
+}
+
+QRectF StepStrip::barRect(int index) const
+{
+    const StepSeries *series = m_live->steps();
+    if (!series || index < 0 || index >= series->size())
+        return {};
+    const QRectF area = plotArea();
+    const double slot = area.width() / series->size();
+    const double top = maxDuration(*series);
+    const double h = top > 0.0 ? area.height() * series->steps[std::size_t(index)].durationS / top : 0.0;
+    const double w = std::max(1.0, slot * 0.72);
+    return QRectF(area.left() + slot * index + (slot - w) / 2, area.bottom() - h, w, h);
+}
+
+int StepStrip::stepAt(const QPointF &pos) const
+{
+    const StepSeries *series = m_live->steps();
+    const QRectF area = plotArea();
+    if (!series || series->empty() || pos.x() < area.left() || pos.x() >= area.right() || pos.y() < 0
+        || pos.y() > height())
+        return -1;
+    const int index = int((pos.x() - area.left()) / (area.width() / series->size()));
+    return index >= 0 && index < series->size() ? index : -1;
+}
+
+QString StepStrip::toolTipForStep(int index) const
+{
+    const StepSeries *series = m_live->steps();
+    if (!series || index < 0 || index >= series->size())
+        return {};
+    const StepInputs &s = series->steps[std::size_t(index)];
+    const WasteBudget b = stepBudget(*series, index, m_live->thresholds());
+    QStringList lines;
+    lines << tr("%1 (step %2): %3, starts at %4")
+                 .arg(s.name)
+                 .arg(s.index)
+                 .arg(formatSeconds(s.durationS), formatSeconds(s.startS));
+    lines << tr("GPU util %1%2, host busy %3%4")
+                 .arg(formatPercent(s.inputs.gpuUtilPct), s.utilMeasured ? QString() : tr(" (the run's)"))
+                 .arg(formatNumber(s.inputs.hostBusyFraction, 2), s.hostBusyMeasured ? QString() : tr(" (the run's)"));
+    for (int row = 0; row < kBudgetRows; ++row) {
+        const double v = budgetRowSeconds(b, row);
+        if (v > 0.0)
+            lines << QStringLiteral("  %1: %2").arg(budgetRowLabel(row), formatSeconds(v));
+    }
+    if (series->outlier[std::size_t(index)])
+        lines << tr("Outlier: %1").arg(series->outlierReason[std::size_t(index)]);
+    lines << (m_live->selectedStep() == index ? tr("Click again for the run mean") : tr("Click to show this step"));
+    return lines.join(QLatin1Char('\n'));
+}
+
+void StepStrip::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    const int index = stepAt(event->position());
+    if (index < 0) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    m_live->setSelectedStep(m_live->selectedStep() == index ? -1 : index);
+    event->accept();
+}
+
+bool StepStrip::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipForStep(stepAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void StepStrip::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    const QPalette &pal = palette();
+    const QRectF area = plotArea();
+    const StepSeries *series = m_live->steps();
+    const QFontMetrics fm = fontMetrics();
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    if (!series) {
+        const QString why = !m_live->run() ? tr("Steps: open a run")
+                            : m_live->profile() != HeuristicsProfile::Workbench
+                                ? tr("Per-step budget: workbench profile only (the reference reads no step windows)")
+                                : m_live->run()->steps.source;
+        p.drawText(area, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap, why);
+        return;
+    }
+
+    const int n = series->size();
+    const double top = maxDuration(*series);
+    const double slot = area.width() / n;
+    const int selected = m_live->selectedStep();
+    const Thresholds &thresholds = m_live->thresholds();
+
+    // Title: what the bars are, and the rule's numbers.
+    QString title = tr("%1 steps · median %2 · outlier beyond %3 (median + 3 × scaled MAD)")
+                        .arg(n)
+                        .arg(formatSeconds(series->rule.medianS), formatSeconds(series->rule.limitS));
+    if (selected >= 0 && selected < n) {
+        const StepInputs &s = series->steps[std::size_t(selected)];
+        title = tr("Showing %1: %2%3 · click it again or All steps for the run mean")
+                    .arg(s.name, formatSeconds(s.durationS),
+                         series->outlier[std::size_t(selected)] ? tr(", outlier") : QString());
+        p.setPen(pal.color(QPalette::Text));
+    }
+    p.drawText(QRectF(area.left(), 0, area.width(), fm.height() * 1.1), Qt::AlignLeft | Qt::AlignVCenter, title);
+
+    if (selected >= 0 && selected < n) {
+        QColor hl = pal.color(QPalette::Highlight);
+        hl.setAlpha(60);
+        p.fillRect(QRectF(area.left() + slot * selected, area.top(), slot, area.height()), hl);
+    }
+    for (int i = 0; i < n; ++i) {
+        const QRectF bar = barRect(i);
+        const WasteBudget b = stepBudget(*series, i, thresholds);
+        const double dur = series->steps[std::size_t(i)].durationS;
+        // Stacked in budget order from the bottom; scaled to the bar (the buckets may overrun the
+        // step when the waste formulas exceed it; the bar stays the step's length).
+        double sum = 0.0;
+        for (int row = 0; row < kBudgetRows; ++row)
+            sum += std::max(0.0, budgetRowSeconds(b, row));
+        const double scale = sum > 0.0 ? bar.height() * std::min(1.0, dur / sum) / dur : 0.0;
+        double y = bar.bottom();
+        for (int row = 0; row < kBudgetRows; ++row) {
+            const double h = std::max(0.0, budgetRowSeconds(b, row)) * scale;
+            if (h <= 0.0)
+                continue;
+            const QColor c = bucketColor(row, pal);
+            p.fillRect(QRectF(bar.left(), y - h, bar.width(), h),
+                       row == kUnattributedRow ? QBrush(c, Qt::BDiagPattern) : QBrush(c));
+            y -= h;
+        }
+        if (sum <= 0.0)
+            p.fillRect(bar, pal.color(QPalette::Mid));
+        if (series->outlier[std::size_t(i)]) {
+            // Marked twice: an outline and a triangle above the bar, readable without colour.
+            const QColor warn = thresholdColor(pal);
+            p.setPen(QPen(warn, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(bar.adjusted(-1, -1, 1, 1));
+            const double cx = bar.center().x(), t = bar.top() - 3;
+            const double s = std::min(fm.height() * 0.45, slot * 0.4);
+            QPainterPath tri;
+            tri.moveTo(cx - s, t - s * 1.5);
+            tri.lineTo(cx + s, t - s * 1.5);
+            tri.lineTo(cx, t);
+            tri.closeSubpath();
+            p.fillPath(tri, warn);
+        }
+    }
+
+    // Median and limit lines across the bars.
+    const auto yOf = [&](double s) { return area.bottom() - (top > 0.0 ? area.height() * s / top : 0.0); };
+    p.setPen(QPen(pal.color(QPalette::Text), 1, Qt::DashLine));
+    p.drawLine(QPointF(area.left(), yOf(series->rule.medianS)), QPointF(area.right(), yOf(series->rule.medianS)));
+    if (n >= 3) {
+        p.setPen(QPen(thresholdColor(pal), 1, Qt::DotLine));
+        p.drawLine(QPointF(area.left(), yOf(series->rule.limitS)), QPointF(area.right(), yOf(series->rule.limitS)));
+    }
+
+    // Step indices under the bars, thinned to what fits.
+    p.setPen(pal.color(QPalette::Text));
+    const int labelW = fm.horizontalAdvance(QString::number(n)) + 6;
+    const int every = std::max(1, int(std::ceil(labelW / std::max(1.0, slot))));
+    for (int i = 0; i < n; i += every)
+        p.drawText(QRectF(area.left() + slot * i, area.bottom() + 1, slot * every, fm.height()),
+                   Qt::AlignLeft | Qt::AlignTop, QString::number(series->steps[std::size_t(i)].index));
+}
+
+} // namespace goblin

@@ -1,0 +1,201 @@
+// The step strip (issue 14, item 1): a bar per profiled step with the outlier marked; clicking a
+// step (mouse events) makes the whole dashboard show it — budget model, chart, verdict, host-busy
+// gauge and the timeline panel's strip — the thresholds still recompute it live, and clicking it
+// again or "All steps" returns to the run mean. Run: tests/data/runs/slow-step-idle.
+
+#include "budgetchart.h"
+#include "budgetformula.h"
+#include "liveanalysis.h"
+#include "modelroles.h"
+#include "stepstrip.h"
+#include "testsupport.h"
+#include "thresholdeditor.h"
+#include "thresholdgauge.h"
+#include "timelinepanel.h"
+#include "wastebudgetmodel.h"
+#include "workbenchsession.h"
+#include "workbenchview.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace goblin;
+
+namespace {
+
+struct Dashboard {
+    WorkbenchSession session;
+    WorkbenchView view{&session};
+    std::shared_ptr<const RunAnalysis> run;
+
+    Dashboard()
+    {
+        const LoadResult r = loadRun(test::dataPath(QStringLiteral("runs/slow-step-idle")));
+        run = r.run;
+        view.resize(1400, 1000);
+        view.show();
+        if (run)
+            session.openRun(run);
+    }
+    StepStrip *strip() const { return view.stepStrip(); }
+    void click(int step)
+    {
+        QTest::mouseClick(strip(), Qt::LeftButton, {}, strip()->barRect(step).center().toPoint());
+    }
+};
+
+/// The budget model, the chart, the verdict and the gauge show `expected` of a step `stepS` long.
+void verifyShown(Dashboard &d, const WasteBudget &expected, double stepS, double hostBusy)
+{
+    d.session.live()->flush();
+    QCOMPARE(d.session.live()->shownBudget(), expected);
+    const WasteBudgetModel *model = d.session.budget();
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        QCOMPARE(model->index(i, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), expected.bucket(i));
+    QCOMPARE(model->stepTimeS(), stepS);
+    const BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    for (int i = 0; i < WasteBudget::BucketCount; ++i)
+        QVERIFY(qAbs(chart->valueSeconds(i) - expected.bucket(i)) <= 1e-12);
+    QCOMPARE(d.view.verdictLabel()->text(), budgetVerdict(expected, stepS));
+    QCOMPARE(d.view.hostBusyGauge()->value(), hostBusy);
+}
+
+} // namespace
+
+class TestStepStrip : public QObject
+{
+    Q_OBJECT
+private slots:
+    void barsAndOutlier()
+    {
+        Dashboard d;
+        QVERIFY(d.run);
+        QCOMPARE(d.strip()->stepCount(), 8);
+        QVERIFY(d.strip()->isVisible());
+        // Bars as tall as their steps; the slow one (step 3) the tallest and its tooltip says why.
+        double tallest = 0;
+        int tallestIndex = -1;
+        for (int i = 0; i < 8; ++i) {
+            const QRectF bar = d.strip()->barRect(i);
+            QVERIFY(bar.height() > 0);
+            QCOMPARE(d.strip()->stepAt(bar.center()), i);
+            if (bar.height() > tallest) {
+                tallest = bar.height();
+                tallestIndex = i;
+            }
+        }
+        QCOMPARE(tallestIndex, 3);
+        QVERIFY(d.strip()->toolTipForStep(3).contains(QLatin1String("Outlier:")));
+        QVERIFY(!d.strip()->toolTipForStep(2).contains(QLatin1String("Outlier:")));
+        QVERIFY(d.strip()->toolTipForStep(3).startsWith(QLatin1String("ProfilerStep#3")));
+        QVERIFY(!d.strip()->grab().isNull());  // paints without a crash
+    }
+
+    void clickShowsStepAndDragRecomputes()
+    {
+        Dashboard d;
+        QVERIFY(d.run);
+        LiveAnalysis *live = d.session.live();
+        const StepSeries &steps = d.run->steps;
+        const BudgetInputs &runIn = d.run->workbench.budgetInputs;
+        verifyShown(d, computeWasteBudget(runIn, Thresholds{}), runIn.stepTimeS, runIn.hostBusyFraction);
+
+        QSignalSpy selected(live, &LiveAnalysis::selectedStepChanged);
+        d.click(3);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(live->selectedStep(), 3);
+        const StepInputs &s3 = steps.steps[3];
+        verifyShown(d, computeWasteBudget(s3.inputs, Thresholds{}), s3.durationS, s3.inputs.hostBusyFraction);
+        // Exports and their command describe the run, whichever step is shown.
+        QCOMPARE(live->metrics().wasteBudget, computeWasteBudget(runIn, Thresholds{}));
+        QVERIFY(!d.strip()->allStepsButton()->isChecked());
+        // The timeline panel shows that step's kernels.
+        QCOMPARE(d.view.timelinePanel()->stripDevice(), s3.timelineDevice);
+        QCOMPARE(d.view.timelinePanel()->stripStep(), 3);
+        QVERIFY(d.view.timelinePanel()->stripEventCount() > 0);
+
+        // A threshold drag while the step is shown recomputes the step's budget.
+        Thresholds t = live->thresholds();
+        d.session.editor()->changeValue(ThresholdField::GpuUtilBelow, 35.0);
+        d.session.editor()->changeValue(ThresholdField::HostBusyAbove, 0.1);
+        d.session.editor()->endGesture();
+        t.gpuUtilBelowPct = 35.0;
+        t.hostBusyAbove = 0.1;
+        QCOMPARE(live->thresholds(), t);
+        const WasteBudget dragged = computeWasteBudget(s3.inputs, t);
+        QVERIFY(dragged.dataWait > 0.0);  // the slow step's idle time now passes the data-wait gate
+        verifyShown(d, dragged, s3.durationS, s3.inputs.hostBusyFraction);
+
+        // Another step, then the same step again: back to the run mean under the same thresholds.
+        d.click(5);
+        QCOMPARE(live->selectedStep(), 5);
+        verifyShown(d, computeWasteBudget(steps.steps[5].inputs, t), steps.steps[5].durationS,
+                    steps.steps[5].inputs.hostBusyFraction);
+        d.click(5);
+        QCOMPARE(live->selectedStep(), -1);
+        verifyShown(d, computeWasteBudget(runIn, t), runIn.stepTimeS, runIn.hostBusyFraction);
+        QVERIFY(d.strip()->allStepsButton()->isChecked());
+
+        // "All steps" does the same.
+        d.click(3);
+        QCOMPARE(live->selectedStep(), 3);
+        QTest::mouseClick(d.strip()->allStepsButton(), Qt::LeftButton);
+        QCOMPARE(live->selectedStep(), -1);
+        verifyShown(d, computeWasteBudget(runIn, t), runIn.stepTimeS, runIn.hostBusyFraction);
+    }
+
+    void stepsFieldCutsTheSpan()
+    {
+        // A run without step marks has no bars until the Steps field cuts its kernel span.
+        WorkbenchSession session;
+        WorkbenchView view(&session);
+        view.resize(1400, 1000);
+        view.show();
+        const LoadResult r = loadRun(test::dataPath(QStringLiteral("runs/v1-monrocm6-nometa")));
+        QVERIFY(r.run);
+        session.openRun(r.run);
+        LiveAnalysis *live = session.live();
+        QCOMPARE(view.stepStrip()->stepCount(), 0);
+        QVERIFY(!view.stepStrip()->allStepsButton()->isEnabled());
+        session.editor()->changeValue(ThresholdField::Steps, 5);
+        session.editor()->endGesture();
+        live->flush();
+        QCOMPARE(view.stepStrip()->stepCount(), 5);
+        QVERIFY(view.stepStrip()->allStepsButton()->isEnabled());
+        QTest::mouseClick(view.stepStrip(), Qt::LeftButton, {}, view.stepStrip()->barRect(2).center().toPoint());
+        QCOMPARE(live->selectedStep(), 2);
+        const StepSeries expected = cutSteps(*r.run, 5);
+        QCOMPARE(live->shownBudget(), computeWasteBudget(expected.steps[2].inputs, live->thresholds()));
+        QCOMPARE(session.budget()->stepTimeS(), expected.steps[2].durationS);
+        // Fewer steps: the selection is gone with the step.
+        session.editor()->changeValue(ThresholdField::Steps, 2);
+        session.editor()->endGesture();
+        live->flush();
+        QCOMPARE(view.stepStrip()->stepCount(), 2);
+        QCOMPARE(live->selectedStep(), -1);
+        QCOMPARE(live->shownBudget(), live->metrics().wasteBudget);
+    }
+
+    void referenceProfileHasNoSteps()
+    {
+        Dashboard d;
+        QVERIFY(d.run);
+        LiveAnalysis *live = d.session.live();
+        d.click(2);
+        QCOMPARE(live->selectedStep(), 2);
+        live->setProfile(HeuristicsProfile::Reference);
+        QCOMPARE(live->selectedStep(), -1);
+        QCOMPARE(d.strip()->stepCount(), 0);
+        live->setSelectedStep(2);
+        QCOMPARE(live->selectedStep(), -1);
+        QVERIFY(!d.strip()->allStepsButton()->isEnabled());
+        QVERIFY(!d.strip()->grab().isNull());
+        live->setProfile(HeuristicsProfile::Workbench);
+        QCOMPARE(d.strip()->stepCount(), 8);
+    }
+};
+
+QTEST_MAIN(TestStepStrip)
+#include "tst_stepstrip.moc"
