@@ -339,7 +339,7 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
         for (const DeviceTimelineAnalysis &d : an->devices) {
             if (d.fileIndex != fi || d.kernels == 0)
                 continue;
-            const std::vector<TimelineStepValues> values = recutSteps(d, windows);
+            const std::vector<TimelineStepValues> values = recutSteps(timeline, d, windows);
             if (values.size() != windows.size())
                 continue;
             ++fileKernelDevices;
