@@ -32,7 +32,7 @@ std::shared_ptr<const RunAnalysis> load(const QString &name)
 QString adviceProblem(const QJsonObject &report)
 {
     const QJsonObject budget = report["metrics"]["waste_budget"].toObject();
-    const double step = report["aggregates"]["step_time_seconds"].toDouble();
+    const double step = report["aggregates"]["budget_step_time_seconds"].toDouble();
     const QJsonArray advice = report["advice"].toArray();
     double previous = INFINITY;
     QStringList seen;

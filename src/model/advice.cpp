@@ -48,7 +48,9 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile,
 {
     const ProfileAnalysis &a = run.profile(profile);
     const BudgetInputs &in = a.budgetInputs;
-    const double step = in.stepTimeS;
+    // The operands the budget itself used (terms): with several ranks they are the ranks' means,
+    // so the evidence and share_of_step agree with the mean budget the advice reads.
+    const double step = budget.terms.stepS;
     std::vector<Advice> out;
     if (!(step > 0.0) || !std::isfinite(step))
         return out;
@@ -60,8 +62,8 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile,
         evidence.insert(QStringLiteral("bucket_seconds_per_step"), seconds);
         out.push_back({rule, WasteBudget::bucketKey(bucketIndex), seconds, seconds / step, text, evidence});
     };
-    const double util = in.gpuUtilPct;
-    const double busy = in.hostBusyFraction;
+    const double util = budget.terms.gpuUtilPct;
+    const double busy = budget.terms.hostBusy;
 
     // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
     // precision_path(5) kernel_shape(6).

@@ -154,6 +154,10 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("steps_found"), a.stepsFound},
         {QStringLiteral("step_time_seconds"), num(a.stepTimeS, QStringLiteral("aggregates.step_time_seconds"))},
         {QStringLiteral("step_time_source"), a.stepTimeSource},
+        // The step the budget's buckets share: step_time_seconds, or with several ranks the mean of
+        // theirs (the budget is then their mean); advice's share_of_step divides by it.
+        {QStringLiteral("budget_step_time_seconds"),
+         num(m.wasteBudget.terms.stepS, QStringLiteral("aggregates.budget_step_time_seconds"))},
         {QStringLiteral("host_busy_fraction"), num(a.hostBusyFraction, QStringLiteral("aggregates.host_busy_fraction"))},
         {QStringLiteral("host_busy_source"), a.hostBusySource},
         {QStringLiteral("gpu_util_pct"), num(a.gpuUtilPct, QStringLiteral("aggregates.gpu_util_pct"))},

@@ -115,11 +115,11 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
     p.setPen(palette.color(QPalette::PlaceholderText));
     y += drawLine(p, QRect(kMargin, y + 2, width, 0),
                   QStringLiteral("%1   ·   %2 profile   ·   step time %3   ·   %4 steps")
-                      .arg(run.runDir, profileName(profile), formatSeconds(in.stepTimeS))
+                      .arg(run.runDir, profileName(profile), formatSeconds(budget.terms.stepS))
                       .arg(metrics.steps),
                   pixelFont(14), Qt::AlignLeft, Qt::ElideMiddle) + 8;
     p.setPen(palette.color(QPalette::Text));
-    y += drawLine(p, QRect(kMargin, y, width, 0), budgetVerdict(budget, in.stepTimeS), pixelFont(16, true)) + 12;
+    y += drawLine(p, QRect(kMargin, y, width, 0), budgetVerdict(budget, budget.terms.stepS), pixelFont(16, true)) + 12;
 
     // Left column: budget chart over telemetry. Right column: numbers.
     const int rightWidth = 520;
@@ -163,7 +163,7 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
         if (i == kUnattributedRow && !budget.hasUnattributed())
             continue;
         const double seconds = budgetRowSeconds(budget, i);
-        const double pct = in.stepTimeS > 0.0 ? 100.0 * seconds / in.stepTimeS : 0.0;
+        const double pct = budget.terms.stepS > 0.0 ? 100.0 * seconds / budget.terms.stepS : 0.0;
         if (i == kStepTimeRow)
             rule();
         if (i < kStepTimeRow)
