@@ -70,8 +70,7 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
     m_percentAxis->setLabelFormat(QStringLiteral("%.0f %%"));
     m_percentAxis->setTickType(QValueAxis::TicksDynamic);
     m_percentAxis->setTickAnchor(0.0);
-    m_percentAxis->setTickInterval(20.0);
-    m_percentAxis->setTitleText(tr("% of step"));
+    m_percentAxis->setTickInterval(20.0);  // its labels say "%": no title, the rows need the height
     addAxis(m_percentAxis, Qt::AlignTop);
 
     showEmpty();
@@ -218,6 +217,11 @@ void BudgetChart::applyPalette(const QPalette &palette)
         axis->setGridLineColor(palette.color(QPalette::Midlight));
     }
     m_percentAxis->setGridLineVisible(false);
+    // Qt Charts turns a category label into "…" once the rows are shorter than its text: a
+    // slightly smaller font keeps the eight labels readable at the default window size.
+    QFont labels = m_categoryAxis->labelsFont();
+    labels.setPointSizeF(labels.pointSizeF() * 0.9);
+    m_categoryAxis->setLabelsFont(labels);
     m_base->setBrush(Qt::NoBrush);
     m_base->setPen(Qt::NoPen);
     for (int row = 0; row < RowCount; ++row) {

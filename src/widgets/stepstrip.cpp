@@ -73,13 +73,13 @@ int StepStrip::stepCount() const
 QSize StepStrip::sizeHint() const
 {
     const int em = fontMetrics().height();
-    return {60 * em, 7 * em};
+    return {60 * em, 6 * em};
 }
 
 QSize StepStrip::minimumSizeHint() const
 {
     const int em = fontMetrics().height();
-    return {20 * em, 6 * em};
+    return {20 * em, 5 * em};
 }
 
 void StepStrip::resizeEvent(QResizeEvent *event)
