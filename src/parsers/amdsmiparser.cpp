@@ -3,7 +3,7 @@
 #include "io/regularfile.h"
 
 #include "columnresolver.h"
-#include "csvreader.h"
+#include "syntax/csvreader.h"
 #include "pynumber.h"
 
 #include <QBuffer>
