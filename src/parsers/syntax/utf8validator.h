@@ -1,7 +1,12 @@
 #pragma once
 /// \file Strict UTF-8 checking, fed chunk by chunk, as Python's utf-8 codec decides it.
 
+#include <QByteArrayView>
+#include <QString>
 #include <QtGlobal>
+
+#include <optional>
+#include <string_view>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -73,5 +78,18 @@ struct Utf8Validator {
         return -1;
     }
 };
+
+/// Where Python's strict UTF-8 decoder (Path.read_text) fails, with its message.
+struct Utf8Failure {
+    qint64 offset = 0;
+    qint64 line = 1;
+    QString pythonMessage;
+};
+
+/// The first bytes Python's strict utf-8 codec refuses in a whole text, if any.
+std::optional<Utf8Failure> firstUtf8Error(QByteArrayView bytes);
+
+/// Code points in a UTF-8 field (Python's csv counts characters, not bytes).
+qint64 codePoints(std::string_view field);
 
 } // namespace goblin::syntax
