@@ -9,9 +9,6 @@ namespace goblin::workbench
 namespace
 {
 
-using amdsmi::q;
-using amdsmi::shown;
-
 /// amd-smi writes MB values as integers of bytes // 2^20, so a total of more than 4096 can only
 /// be MB (no GPU has 4 TB), while the GB view rounds the 192 GB of an MI300X to 0.1.
 constexpr double kTotalVramMbThreshold = 4096.0;

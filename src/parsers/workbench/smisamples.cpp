@@ -21,9 +21,6 @@ using amdsmi::q;
 using amdsmi::shown;
 using syntax::firstUtf8Error;
 
-/// amd-smi writes MB values as integers of bytes // 2^20, so a total of more than 4096 can only
-/// be MB (no GPU has 4 TB), while the GB view rounds the 192 GB of an MI300X to 0.1.
-constexpr double kTotalVramMbThreshold = 4096.0;
 /// Share of N/A values above which a column counts as "mostly N/A".
 constexpr double kMostlyMissingShare = 0.5;
 
