@@ -67,6 +67,9 @@ struct CsvReader::Private {
     qint64 totalRead = 0;
 
     qint64 droppedChars = 0; // code points of the current field dropped by the caps
+    // Field content kept of the record's finished fields: the record cap counts content, not
+    // positions in the buffer (those depend on where a chunk ended and the buffer was compacted).
+    size_t recordKept = 0;
     bool truncated = false;
     int quirkField = -1;
     bool limitExceeded = false;
@@ -202,7 +205,7 @@ struct CsvReader::Private {
         const size_t maxField = size_t(std::max<qint64>(0, options.maxFieldBytes));
         const size_t maxRecord = size_t(std::max<qint64>(0, options.maxRecordBytes));
         const size_t haveField = w - fs;
-        const size_t haveRecord = w - recordStart;
+        const size_t haveRecord = recordKept + haveField;
         size_t keep = n;
         if (haveField >= maxField)
             keep = 0;
@@ -238,7 +241,7 @@ struct CsvReader::Private {
         // reader runs at half speed.
         auto append = [&](size_t src, size_t n) __attribute__((always_inline))
         {
-            if (w - fs + n > maxField || w - recordStart + n > maxRecord) {
+            if (w - fs + n > maxField || recordKept + (w - fs) + n > maxRecord) {
                 appendCapped(base, src, n, w, fs);
                 return;
             }
@@ -249,6 +252,7 @@ struct CsvReader::Private {
         auto save = [&]() __attribute__((always_inline))
         {
             const size_t len = w - fs;
+            recordKept += len;
             if (fields.size() < maxFields)
                 fields.emplace_back(base + fs, len);
             else
@@ -264,6 +268,7 @@ struct CsvReader::Private {
                 if (r == end)
                     goto needData;
                 recordStart = r;
+                recordKept = 0;
                 recordLine = line;
                 quirkField = -1;
                 const char c = base[r];
