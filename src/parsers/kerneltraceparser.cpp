@@ -3,7 +3,6 @@
 #include "io/regularfile.h"
 #include "io/runfolder.h"
 
-#include "columnresolver.h"
 #include "syntax/csvreader.h"
 #include "kernels/accumulator.h"
 #include "kernels/celltext.h"
