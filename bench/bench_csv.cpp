@@ -15,7 +15,7 @@
 //    module (and CsvReader) yields an empty record: the check counts only non-empty records on
 //    both sides. It trims spaces around unquoted fields, which changes no count.
 
-#include "csvreader.h"
+#include "syntax/csvreader.h"
 
 #include <QFile>
 #include <QFileInfo>

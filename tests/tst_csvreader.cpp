@@ -1,7 +1,7 @@
 // Tests for CsvReader: Python csv-module semantics (expected records and line numbers were
 // computed once with Python 3.11's csv.reader over io.StringIO(text, newline='') and pasted
 // here), chunk boundaries, BOM, field limits, UTF-8 validation.
-#include "csvreader.h"
+#include "syntax/csvreader.h"
 
 #include <QBuffer>
 #include <QTest>

@@ -7,6 +7,7 @@
 #include "amdsmiparser.h"
 #include "kerneltraceparser.h"
 #include "report.h"
+#include "syntax/csvreader.h"
 #include "runanalysis.h"
 #include "testsupport.h"
 #include "torchtraceparser.h"
@@ -94,6 +95,8 @@ private slots:
     void parserSurvives();
     void runFolderSurvives_data() { parserSurvives_data(); }
     void runFolderSurvives();
+    void csvGrammarChunkInvariant_data();
+    void csvGrammarChunkInvariant();
 
 private:
     QJsonObject m_schema;
@@ -175,6 +178,69 @@ void TestFuzzRegressions::runFolderSurvives()
         QJsonParseError error;
         QJsonDocument::fromJson(text, &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
+    }
+}
+
+namespace {
+
+/// The records and flags of a CsvReader over `bytes`, as text (what fuzz_csv compares).
+QString csvRecords(QByteArrayView bytes, const CsvReader::Options &options)
+{
+    CsvReader reader(bytes, options);
+    QString out;
+    std::vector<std::string_view> fields;
+    while (reader.readRecord(fields)) {
+        out += QStringLiteral("%1-%2 @%3 q%4:")
+                   .arg(reader.recordStartLine())
+                   .arg(reader.recordEndLine())
+                   .arg(reader.bytesConsumed())
+                   .arg(reader.lastRecordQuoteQuirkField());
+        for (std::string_view f : fields)
+            out += QLatin1Char('[') + QString::fromUtf8(f.data(), qsizetype(f.size())) + QLatin1Char(']');
+        out += QLatin1Char('\n');
+    }
+    out += QStringLiteral("limit %1 %2 %3 utf8 %4 %5 truncated %6 bom %7\n")
+               .arg(reader.exceededPythonFieldLimit())
+               .arg(reader.pythonFieldLimitLine())
+               .arg(reader.pythonFieldLimitOffset())
+               .arg(reader.firstInvalidUtf8Offset())
+               .arg(reader.firstInvalidUtf8Line())
+               .arg(reader.hadTruncatedField())
+               .arg(reader.hadBom());
+    return out;
+}
+
+} // namespace
+
+/// fuzz_csv's inputs (a mode byte, then CSV bytes): the records may not depend on the chunk size.
+void TestFuzzRegressions::csvGrammarChunkInvariant_data()
+{
+    QTest::addColumn<QString>("path");
+    const QDir dir(test::dataPath(QStringLiteral("fuzz-regressions/csv")));
+    for (const QString &name : dir.entryList(QDir::Files, QDir::Name))
+        QTest::newRow(qPrintable(name)) << dir.absoluteFilePath(name);
+}
+
+void TestFuzzRegressions::csvGrammarChunkInvariant()
+{
+    QFETCH(QString, path);
+    const QByteArray input = test::readAll(path);
+    QVERIFY(!input.isEmpty());
+    const auto mode = static_cast<unsigned char>(input.front());
+    const QByteArrayView bytes(input.constData() + 1, input.size() - 1);
+    CsvReader::Options options; // as fuzz_csv decodes the mode byte
+    options.stripUtf8Bom = (mode & 1) != 0;
+    options.validateUtf8 = (mode & 2) != 0;
+    if (mode & 4) {
+        options.maxFieldBytes = 64;
+        options.maxRecordBytes = 256;
+        options.maxFieldsPerRecord = 16;
+    }
+    const QString whole = csvRecords(bytes, options);
+    for (const qint64 chunk : {qint64(1), qint64(1 + (mode >> 4)), qint64(4096)}) {
+        CsvReader::Options small = options;
+        small.chunkBytes = chunk;
+        QCOMPARE(csvRecords(bytes, small), whole);
     }
 }
 

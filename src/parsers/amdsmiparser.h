@@ -5,6 +5,7 @@
 #include "inputfile.h"
 #include "progress.h"
 
+#include <QByteArrayView>
 #include <QString>
 #include <cmath>
 #include <optional>
@@ -75,5 +76,10 @@ SmiTelemetry parseAmdSmi(const QString &runDir, const ProgressCallback &progress
 /// Both readings of one file; `displayName` is how diagnostics and the reference columns name it.
 SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName,
                              const ProgressCallback &progress = {});
+/// The same from bytes in memory, with the same result as parseAmdSmiFile of a file holding them
+/// (`displayName` names them; the bytes must outlive the call). For the fuzzer and for
+/// telemetry that is not a file.
+SmiTelemetry parseAmdSmiBytes(QByteArrayView bytes, const QString &displayName,
+                              const ProgressCallback &progress = {});
 
 } // namespace goblin

@@ -7,6 +7,7 @@
 #include "inputfile.h"
 #include "progress.h"
 
+#include <QByteArrayView>
 #include <QString>
 #include <QStringList>
 #include <atomic>
@@ -91,5 +92,12 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
 /// `displayName` is how diagnostics name the file.
 KernelTrace parseKernelTraceFile(const QString &path, const QString &displayName,
                                  const ProgressCallback &progress = {});
+
+/// The same from bytes in memory, with the same result as parseKernelTraceFile of a file holding
+/// them: `displayName` names them in diagnostics, and its file name part stands for the file's
+/// name (rocprofiler-compute's timestamps.csv and rocprofv3's `<pid>_kernel_trace.csv` are told
+/// by it). For the fuzzer and for traces that are not files.
+KernelTrace parseKernelTraceBytes(QByteArrayView bytes, const QString &displayName,
+                                  const ProgressCallback &progress = {});
 
 } // namespace goblin

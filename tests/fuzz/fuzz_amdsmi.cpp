@@ -1,4 +1,5 @@
-// libFuzzer target: one input = the whole content of a amd_smi.csv file.
+// libFuzzer target: one input = the whole content of a amd_smi.csv file, parsed from memory
+// (parseAmdSmiBytes: the same readings as from a file, without a temp file).
 // The oracle is the sanitizers (ASan, UBSan) and libFuzzer's timeout and RSS limits: bad input
 // must give diagnostics, never a crash, an overflow or a hang.
 
@@ -7,9 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const QString &path = goblin::fuzz::inputFile().write(data, size);
-    const goblin::SmiTelemetry result =
-        goblin::parseAmdSmiFile(path, QStringLiteral("amd_smi.csv"), goblin::fuzz::keepGoing);
+    const goblin::SmiTelemetry result = goblin::parseAmdSmiBytes(
+        QByteArrayView(data, qsizetype(size)), QStringLiteral("amd_smi.csv"), goblin::fuzz::keepGoing);
     // Touch the result so nothing is optimised away and the destructors run on real data.
     volatile size_t sink = result.diagnostics.size();
     (void)sink;

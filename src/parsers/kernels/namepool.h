@@ -59,3 +59,26 @@ private:
 };
 
 } // namespace goblin::kernels
+
+namespace goblin::kernels
+{
+
+/// Per record, one id for the name cell both readings use: interned once when both readings
+/// read the same column. reset() at every record.
+struct RowNameIds {
+    NamePool &pool;
+    int column = -1;
+    std::uint32_t id = 0;
+
+    void reset() { column = -1; }
+    std::uint32_t operator()(int nameColumn, std::string_view stripped)
+    {
+        if (nameColumn != column) {
+            id = pool.intern(stripped);
+            column = nameColumn;
+        }
+        return id;
+    }
+};
+
+} // namespace goblin::kernels

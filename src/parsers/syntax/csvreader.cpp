@@ -1,21 +1,14 @@
-#include "csvreader.h"
+#include "syntax/csvreader.h"
 
 #include "bytebuffer.h"
+#include "syntax/bytesearch.h"
+#include "syntax/utf8validator.h"
 
-#include <QBuffer>
 #include <QIODevice>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define GOBLIN_CSV_AVX2 1
-#endif
 
 namespace goblin
 {
@@ -23,164 +16,13 @@ namespace goblin
 namespace
 {
 
+using syntax::countLineBreaks;
+using syntax::findAny3;
+using syntax::findInQuoted;
+using syntax::Utf8Validator;
+
 /// Python's csv.field_size_limit() default, in characters (code points).
 constexpr qint64 kPythonFieldLimit = 131072;
-
-/// First byte in [p, e) equal to a, b or c; e when none. The reader spends most of its time
-/// here (kernel names are hundreds of bytes long), so it looks at 32 bytes per step.
-[[gnu::always_inline]] inline const char *findAny3(const char *p, const char *e, char a, char b, char c)
-{
-#if defined(__SSE2__)
-    const __m128i va = _mm_set1_epi8(a);
-    const __m128i vb = _mm_set1_epi8(b);
-    const __m128i vc = _mm_set1_epi8(c);
-    while (e - p >= 32) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16));
-        const __m128i mx =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
-        const __m128i my =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, va), _mm_cmpeq_epi8(y, vb)), _mm_cmpeq_epi8(y, vc));
-        const unsigned mask = unsigned(_mm_movemask_epi8(mx)) | (unsigned(_mm_movemask_epi8(my)) << 16);
-        if (mask)
-            return p + __builtin_ctz(mask);
-        p += 32;
-    }
-    if (e - p >= 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-        const __m128i mx =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
-        const unsigned mask = unsigned(_mm_movemask_epi8(mx));
-        if (mask)
-            return p + __builtin_ctz(mask);
-        p += 16;
-    }
-#endif
-    for (; p < e; ++p)
-        if (*p == a || *p == b || *p == c)
-            return p;
-    return e;
-}
-
-#if defined(GOBLIN_CSV_AVX2)
-/// findAny3 with 32-byte AVX2 compares, for the long quoted kernel names (chosen at run time;
-/// the build targets baseline x86-64).
-__attribute__((target("avx2"))) const char *findAny3Avx2(const char *p, const char *e, char a, char b, char c)
-{
-    const __m256i va = _mm256_set1_epi8(a);
-    const __m256i vb = _mm256_set1_epi8(b);
-    const __m256i vc = _mm256_set1_epi8(c);
-    while (e - p >= 64) {
-        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
-        const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + 32));
-        const __m256i mx = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, va), _mm256_cmpeq_epi8(x, vb)),
-                                           _mm256_cmpeq_epi8(x, vc));
-        const __m256i my = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(y, va), _mm256_cmpeq_epi8(y, vb)),
-                                           _mm256_cmpeq_epi8(y, vc));
-        const std::uint64_t mask =
-            std::uint32_t(_mm256_movemask_epi8(mx)) | (std::uint64_t(std::uint32_t(_mm256_movemask_epi8(my))) << 32);
-        if (mask)
-            return p + __builtin_ctzll(mask);
-        p += 64;
-    }
-    return findAny3(p, e, a, b, c);
-}
-
-const bool kHaveAvx2 = [] {
-    __builtin_cpu_init(); // static initialisers may run before libgcc's own
-    return __builtin_cpu_supports("avx2") != 0;
-}();
-#endif
-
-/// The search inside quoted fields, where the long names are.
-inline const char *findInQuoted(const char *p, const char *e)
-{
-#if defined(GOBLIN_CSV_AVX2)
-    if (kHaveAvx2)
-        return findAny3Avx2(p, e, '"', '\n', '\r');
-#endif
-    return findAny3(p, e, '"', '\n', '\r');
-}
-
-/// Physical line breaks in [p, e) as Python's universal newlines count them (CRLF is one).
-qint64 countLineBreaks(const char *p, const char *e)
-{
-    qint64 n = 0;
-    for (; p < e; ++p) {
-        if (*p == '\n') {
-            ++n;
-        } else if (*p == '\r') {
-            ++n;
-            if (p + 1 < e && p[1] == '\n')
-                ++p;
-        }
-    }
-    return n;
-}
-
-/// Incremental validator with the rules of Python's strict utf-8 codec (no overlong forms,
-/// no surrogates, nothing above U+10FFFF).
-struct Utf8Validator {
-    int need = 0;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xBF;
-
-    /// Offset of the first invalid byte in [p, p + n), or -1.
-    qint64 feed(const unsigned char *p, qint64 n)
-    {
-        qint64 i = 0;
-        while (i < n) {
-            if (need == 0) {
-#if defined(__SSE2__)
-                while (n - i >= 16) {
-                    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
-                    if (_mm_movemask_epi8(x))
-                        break;
-                    i += 16;
-                }
-#endif
-                while (i < n && p[i] < 0x80)
-                    ++i;
-                if (i == n)
-                    break;
-                const unsigned char c = p[i];
-                lo = 0x80;
-                hi = 0xBF;
-                if (c >= 0xC2 && c <= 0xDF) {
-                    need = 1;
-                } else if (c == 0xE0) {
-                    need = 2;
-                    lo = 0xA0;
-                } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-                    need = 2;
-                } else if (c == 0xED) {
-                    need = 2;
-                    hi = 0x9F;
-                } else if (c == 0xF0) {
-                    need = 3;
-                    lo = 0x90;
-                } else if (c >= 0xF1 && c <= 0xF3) {
-                    need = 3;
-                } else if (c == 0xF4) {
-                    need = 3;
-                    hi = 0x8F;
-                } else {
-                    return i;
-                }
-                ++i;
-            } else {
-                const unsigned char c = p[i];
-                if (c < lo || c > hi)
-                    return i;
-                lo = 0x80;
-                hi = 0xBF;
-                --need;
-                ++i;
-            }
-        }
-        return -1;
-    }
-};
 
 } // namespace
 
@@ -197,6 +39,11 @@ struct CsvReader::Private {
     enum class State : unsigned char { StartRecord, StartField, InField, InQuoted, QuoteInQuoted, EndRecordCr };
 
     QIODevice *device = nullptr;
+    // Or bytes in memory, copied chunk by chunk into the buffer (the grammar unescapes in place).
+    bool memory = false;
+    const char *memoryData = nullptr;
+    qint64 memorySize = 0;
+    qint64 memoryPos = 0;
     Options options;
 
     // The buffer holds the record being parsed (from recordStart) and raw bytes not parsed yet
@@ -220,6 +67,9 @@ struct CsvReader::Private {
     qint64 totalRead = 0;
 
     qint64 droppedChars = 0; // code points of the current field dropped by the caps
+    // Field content kept of the record's finished fields: the record cap counts content, not
+    // positions in the buffer (those depend on where a chunk ended and the buffer was compacted).
+    size_t recordKept = 0;
     bool truncated = false;
     int quirkField = -1;
     bool limitExceeded = false;
@@ -288,7 +138,7 @@ struct CsvReader::Private {
         r = headLen;
         end = headLen + tailLen;
 
-        const qint64 got = device->read(newBase + end, qint64(chunk));
+        const qint64 got = memory ? readMemory(newBase + end, qint64(chunk)) : device->read(newBase + end, qint64(chunk));
         if (got < 0) {
             error = device->errorString();
             if (error.isEmpty())
@@ -311,6 +161,15 @@ struct CsvReader::Private {
                 noteInvalidUtf8(oldEnd + size_t(bad));
         }
         return true;
+    }
+
+    qint64 readMemory(char *to, qint64 max)
+    {
+        const qint64 n = std::min(max, memorySize - memoryPos);
+        if (n > 0)
+            std::memcpy(to, memoryData + memoryPos, size_t(n));
+        memoryPos += n;
+        return n;
     }
 
     void startStream()
@@ -346,7 +205,7 @@ struct CsvReader::Private {
         const size_t maxField = size_t(std::max<qint64>(0, options.maxFieldBytes));
         const size_t maxRecord = size_t(std::max<qint64>(0, options.maxRecordBytes));
         const size_t haveField = w - fs;
-        const size_t haveRecord = w - recordStart;
+        const size_t haveRecord = recordKept + haveField;
         size_t keep = n;
         if (haveField >= maxField)
             keep = 0;
@@ -382,7 +241,7 @@ struct CsvReader::Private {
         // reader runs at half speed.
         auto append = [&](size_t src, size_t n) __attribute__((always_inline))
         {
-            if (w - fs + n > maxField || w - recordStart + n > maxRecord) {
+            if (w - fs + n > maxField || recordKept + (w - fs) + n > maxRecord) {
                 appendCapped(base, src, n, w, fs);
                 return;
             }
@@ -393,6 +252,7 @@ struct CsvReader::Private {
         auto save = [&]() __attribute__((always_inline))
         {
             const size_t len = w - fs;
+            recordKept += len;
             if (fields.size() < maxFields)
                 fields.emplace_back(base + fs, len);
             else
@@ -408,6 +268,7 @@ struct CsvReader::Private {
                 if (r == end)
                     goto needData;
                 recordStart = r;
+                recordKept = 0;
                 recordLine = line;
                 quirkField = -1;
                 const char c = base[r];
@@ -612,13 +473,25 @@ CsvReader::CsvReader(QIODevice *device, Options options) : d(std::make_unique<Pr
     d->options = options;
 }
 
+CsvReader::CsvReader(QByteArrayView bytes) : CsvReader(bytes, Options()) {}
+
+CsvReader::CsvReader(QByteArrayView bytes, Options options) : d(std::make_unique<Private>())
+{
+    d->memory = true;
+    d->memoryData = bytes.data();
+    d->memorySize = bytes.size();
+    // The buffer need not be larger than the bytes: small inputs get small buffers.
+    options.chunkBytes = std::clamp<qint64>(bytes.size(), 1, std::max<qint64>(1, options.chunkBytes));
+    d->options = options;
+}
+
 CsvReader::~CsvReader() = default;
 
 bool CsvReader::readRecord(std::vector<std::string_view> &fields)
 {
     fields.clear();
     d->out = &fields;
-    if (!d->device)
+    if (!d->device && !d->memory)
         return false;
     if (!d->started)
         d->startStream();
@@ -687,13 +560,9 @@ QString CsvReader::errorString() const
 
 std::vector<std::string> splitCsvLine(std::string_view line)
 {
-    QByteArray bytes(line.data(), qsizetype(line.size()));
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::ReadOnly);
     CsvReader::Options options;
     options.stripUtf8Bom = false;
-    options.chunkBytes = std::max<qint64>(64, qint64(line.size()));
-    CsvReader reader(&buffer, options);
+    CsvReader reader(QByteArrayView(line.data(), qsizetype(line.size())), options);
     std::vector<std::string_view> fields;
     std::vector<std::string> out;
     if (reader.readRecord(fields))

@@ -2,6 +2,7 @@
 /// \file Streaming CSV reader with the semantics of Python's csv module (default dialect,
 /// strict=False) — the reference reads every CSV with it — in bounded memory.
 
+#include <QByteArrayView>
 #include <QString>
 #include <QtGlobal>
 #include <memory>
@@ -45,6 +46,10 @@ public:
 
     explicit CsvReader(QIODevice *device);
     CsvReader(QIODevice *device, Options options);
+    /// Reads bytes in memory (they must outlive the reader), with the same records as from a
+    /// device holding them; the chunk is capped at their size, so small inputs get small buffers.
+    explicit CsvReader(QByteArrayView bytes);
+    CsvReader(QByteArrayView bytes, Options options);
     ~CsvReader();
     CsvReader(const CsvReader &) = delete;
     CsvReader &operator=(const CsvReader &) = delete;

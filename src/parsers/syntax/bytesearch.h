@@ -1,0 +1,89 @@
+#pragma once
+/// \file The byte searches of the CSV grammar: the next quote or line end (SSE2, AVX2 when the
+/// CPU has it), and physical line breaks as Python's universal newlines count them.
+
+#include <QtGlobal>
+
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define GOBLIN_CSV_AVX2 1
+#endif
+
+namespace goblin::syntax
+{
+
+/// First byte in [p, e) equal to a, b or c; e when none. The reader spends most of its time
+/// here (kernel names are hundreds of bytes long), so it looks at 32 bytes per step.
+[[gnu::always_inline]] inline const char *findAny3(const char *p, const char *e, char a, char b, char c)
+{
+#if defined(__SSE2__)
+    const __m128i va = _mm_set1_epi8(a);
+    const __m128i vb = _mm_set1_epi8(b);
+    const __m128i vc = _mm_set1_epi8(c);
+    while (e - p >= 32) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16));
+        const __m128i mx =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
+        const __m128i my =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, va), _mm_cmpeq_epi8(y, vb)), _mm_cmpeq_epi8(y, vc));
+        const unsigned mask = unsigned(_mm_movemask_epi8(mx)) | (unsigned(_mm_movemask_epi8(my)) << 16);
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 32;
+    }
+    if (e - p >= 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        const __m128i mx =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
+        const unsigned mask = unsigned(_mm_movemask_epi8(mx));
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    for (; p < e; ++p)
+        if (*p == a || *p == b || *p == c)
+            return p;
+    return e;
+}
+
+#if defined(GOBLIN_CSV_AVX2)
+/// findAny3 with 32-byte AVX2 compares, for the long quoted kernel names (chosen at run time;
+/// the build targets baseline x86-64).
+const char *findAny3Avx2(const char *p, const char *e, char a, char b, char c);
+extern const bool kHaveAvx2;
+#endif
+
+/// The search inside quoted fields, where the long names are.
+inline const char *findInQuoted(const char *p, const char *e)
+{
+#if defined(GOBLIN_CSV_AVX2)
+    if (kHaveAvx2)
+        return findAny3Avx2(p, e, '"', '\n', '\r');
+#endif
+    return findAny3(p, e, '"', '\n', '\r');
+}
+
+/// Physical line breaks in [p, e) as Python's universal newlines count them (CRLF is one).
+inline qint64 countLineBreaks(const char *p, const char *e)
+{
+    qint64 n = 0;
+    for (; p < e; ++p) {
+        if (*p == '\n') {
+            ++n;
+        } else if (*p == '\r') {
+            ++n;
+            if (p + 1 < e && p[1] == '\n')
+                ++p;
+        }
+    }
+    return n;
+}
+
+} // namespace goblin::syntax
