@@ -4,17 +4,35 @@
 # matching files of tests/data and the regression inputs. Any crash, sanitizer report, leak,
 # timeout or out-of-memory fails the stage and leaves the input in build/fuzz/artifacts/.
 #   GOBLIN_FUZZ_SECONDS  seconds per target (default 30)
-#   GOBLIN_FUZZ_TARGETS  which targets (default: kerneltrace torchtrace amdsmi)
+#   GOBLIN_FUZZ_TARGETS  which targets (default: kerneltrace torchtrace amdsmi csv json; the two
+#                        grammar targets start from the seeds of the formats written in them)
 source "$(dirname "$0")/ci-lib.sh"
 cd "$GOBLIN_SOURCE_DIR"
 
 seconds=${GOBLIN_FUZZ_SECONDS:-30}
-targets=${GOBLIN_FUZZ_TARGETS:-kerneltrace torchtrace amdsmi}
+targets=${GOBLIN_FUZZ_TARGETS:-kerneltrace torchtrace amdsmi csv json}
 build=$GOBLIN_BUILD_ROOT/fuzz
 
 section "Stage 3/4: fuzz targets (preset fuzz, clang)"
 cmake --preset fuzz -B "$build"
-cmake --build "$build" --target fuzz_kerneltrace fuzz_torchtrace fuzz_amdsmi
+fuzz_targets=()
+for t in $targets; do fuzz_targets+=("fuzz_$t"); done
+cmake --build "$build" --target "${fuzz_targets[@]}"
+
+# The formats whose seeds, test files and regression inputs a target starts from, and its dictionary.
+seed_formats() {
+    case $1 in
+        csv) echo "kerneltrace amdsmi csv" ;;
+        json) echo "torchtrace json" ;;
+        *) echo "$1" ;;
+    esac
+}
+dictionary() {
+    case $1 in
+        csv) echo kerneltrace ;;
+        *) echo "$1" ;;
+    esac
+}
 
 # Copies the tests/data files that a parser reads into a seed folder (small ones only: big
 # seeds slow every mutation down).
@@ -25,10 +43,11 @@ collect_data_seeds() {
         kerneltrace) names=(-name trace.csv -o -name '*_kernel_trace.csv' -o -name 'results*.csv' -o -name 'timestamps.csv') ;;
         torchtrace) names=(-name 'torch_profile.json*' -o -name '*.pt.trace.json*') ;;
         amdsmi) names=(-name 'amd_smi.csv' -o -name '*amd*smi*.csv') ;;
+        *) return 0 ;;  # a grammar's own seeds only
     esac
     local n=0 f
     while IFS= read -r -d '' f; do
-        cp "$f" "$out/data-$n-$(basename "$f")"
+        cp "$f" "$out/data-$parser-$n-$(basename "$f")"
         n=$((n + 1))
     done < <(find tests/data -path tests/data/fuzz-regressions -prune -o -type f \( "${names[@]}" \) -size -256k -print0 | sort -z)
     echo "$n file(s) from tests/data"
@@ -41,16 +60,20 @@ for parser in $targets; do
     artifacts=$build/artifacts/$parser
     rm -rf "$corpus" "$seeds" "$artifacts"
     mkdir -p "$corpus" "$seeds" "$artifacts"
-    cp tests/fuzz/seeds/"$parser"/* "$seeds"/
-    collect_data_seeds "$parser" "$seeds"
-    if [ -d tests/data/fuzz-regressions/"$parser" ]; then
-        cp tests/data/fuzz-regressions/"$parser"/* "$seeds"/ 2>/dev/null || true
-    fi
+    for format in $(seed_formats "$parser"); do
+        if [ -d tests/fuzz/seeds/"$format" ]; then
+            cp tests/fuzz/seeds/"$format"/* "$seeds"/
+            collect_data_seeds "$format" "$seeds"
+        fi
+        if [ -d tests/data/fuzz-regressions/"$format" ]; then
+            cp tests/data/fuzz-regressions/"$format"/* "$seeds"/ 2>/dev/null || true
+        fi
+    done
     # New inputs go to the first folder (a scratch corpus); the seeds are only read.
     status=0
     "$build/tests/fuzz/fuzz_$parser" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        -dict="tests/fuzz/$parser.dict" -artifact_prefix="$artifacts/" \
+        -dict="tests/fuzz/$(dictionary "$parser").dict" -artifact_prefix="$artifacts/" \
         -print_final_stats=1 "$corpus" "$seeds" 2>"$build/fuzz_$parser.log" || status=$?
     grep -E '^(stat::|Done |INFO: (Loaded|seed corpus))' "$build/fuzz_$parser.log" || true
     if [ "$status" -ne 0 ]; then
