@@ -92,7 +92,8 @@ public:
         if (origin.inMemory) {
             const size_t size = size_t(origin.memory.size());
             const bool gzip = size >= 2 && quint8(origin.memory[0]) == 0x1f && quint8(origin.memory[1]) == 0x8b;
-            const size_t enough = gzip ? std::max<size_t>(size_t(64) << 10, 4 * size) : std::max<size_t>(4096, size + 1);
+            const size_t enough =
+                gzip ? std::max<size_t>(size_t(64) << 10, 4 * size) : std::max<size_t>(4096, size + 1);
             chunk = std::min(chunk, enough);
         }
         return chunk;

@@ -49,8 +49,8 @@ struct ReferenceEvents {
     /// count (see merge()).
     bool orderSensitive = false;
 
-    void add(const syntax::PyValue &name, const syntax::PyValue &cat, const syntax::PyValue &ts, const syntax::PyValue &dur,
-             std::string_view nameText, std::string_view catText)
+    void add(const syntax::PyValue &name, const syntax::PyValue &cat, const syntax::PyValue &ts,
+             const syntax::PyValue &dur, std::string_view nameText, std::string_view catText)
     {
         // _step_time_from_events: ProfilerStep durations.
         if (name.isString() && syntax::startsWith(nameText, "ProfilerStep") && dur.isNumeric()) {
