@@ -2,7 +2,7 @@
 // json.loads under Python 3.11), the same result whatever the chunking, value boundaries,
 // escapes, NaN/Infinity and nesting far beyond any call stack.
 
-#include "jsonscanner.h"
+#include "syntax/jsonscanner.h"
 
 #include <QString>
 #include <QTest>

@@ -6,6 +6,7 @@
 #include "inputfile.h"
 #include "progress.h"
 
+#include <QByteArrayView>
 #include <QJsonValue>
 #include <QString>
 #include <optional>
@@ -40,6 +41,14 @@ struct TorchTrace {
     GpuTimeline timeline;
 };
 
+/// How a trace is read: the size of the chunks the document is read in, and of the byte ranges a
+/// large plain trace is cut into and read on several threads. Every plan gives the same result;
+/// tests use tiny chunks and ranges so that the cuts fall everywhere.
+struct TorchReadPlan {
+    size_t chunkBytes = size_t(2) << 20;   ///< 2 MB
+    qint64 rangeBytes = qint64(32) << 20;  ///< a plain trace of 1.5 times this is cut (0: one thread)
+};
+
 /// Reads torch_profile.json of a run folder (the workbench also accepts torch_profile.json.gz
 /// and `*.pt.trace.json[.gz]` when torch_profile.json is missing, else the chrome trace of the
 /// lowest rank found by content, see kineto/tracediscovery.h). Events are aggregated as they
@@ -64,5 +73,11 @@ TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, 
 /// so that the cuts fall everywhere.
 TorchTrace parseTorchTraceFile(const QString &path, const QString &displayName, const ProgressCallback &progress,
                                size_t chunkBytes, qint64 rangeBytes);
+
+/// Reads a trace held in memory (plain or gzip by magic bytes) with the same result as
+/// parseTorchTraceFile() of a file holding these bytes (chunks never exceed what the bytes need,
+/// so a small input costs small buffers). `bytes` must stay valid during the call.
+TorchTrace parseTorchTraceBytes(QByteArrayView bytes, const QString &displayName,
+                                const ProgressCallback &progress = {}, const TorchReadPlan &plan = {});
 
 } // namespace goblin

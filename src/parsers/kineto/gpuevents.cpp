@@ -1,6 +1,6 @@
 #include "gpuevents.h"
 
-#include "jsonscanner.h"
+#include "syntax/jsonscanner.h"
 
 #include <algorithm>
 #include <charconv>

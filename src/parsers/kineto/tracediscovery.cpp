@@ -1,7 +1,7 @@
 #include "tracediscovery.h"
 #include "io/regularfile.h"
 
-#include "jsonscanner.h"
+#include "syntax/jsonscanner.h"
 
 #include <QDir>
 #include <QFile>

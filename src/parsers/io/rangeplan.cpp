@@ -1,0 +1,37 @@
+#include "io/rangeplan.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace goblin::io {
+
+qint64 findElementStart(ByteSource &source, qint64 from)
+{
+    constexpr qint64 kLookBack = 256;
+    constexpr qint64 kWindow = qint64(64) << 10;
+    std::vector<char> window(size_t(kLookBack + kWindow));
+    const auto isSpace = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+    for (qint64 at = from; at < from + (qint64(1) << 20) && at < source.fileSize(); at += kWindow) {
+        const qint64 base = std::max<qint64>(0, at - kLookBack);
+        const qint64 n = source.peek(base, window.data(), qint64(window.size()));
+        if (n <= 0)
+            return -1;
+        for (qint64 i = at - base; i < n; ++i) {
+            if (window[size_t(i)] != '{')
+                continue;
+            qint64 j = i - 1;
+            while (j >= 0 && isSpace(window[size_t(j)]))
+                --j;
+            if (j < 0 || window[size_t(j)] != ',')
+                continue;
+            --j;
+            while (j >= 0 && isSpace(window[size_t(j)]))
+                --j;
+            if (j >= 0 && window[size_t(j)] == '}')
+                return base + i;
+        }
+    }
+    return -1;
+}
+
+} // namespace goblin::io

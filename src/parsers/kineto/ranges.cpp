@@ -1,0 +1,242 @@
+// Byte ranges: planning them, reading one, and merging those that count into the main reader.
+#include "kineto/rangejobs.h"
+
+#include "io/rangeplan.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace goblin::kineto {
+
+void TraceReader::planRanges(io::ByteSource &source)
+{
+    if (m_rangeBytes <= 0 || source.compressed() || source.fileSize() < m_rangeBytes + m_rangeBytes / 2)
+        return;
+    // An object at the root, no byte order mark: offsets in the document are file offsets.
+    char head[16];
+    const qint64 headBytes = source.peek(0, head, sizeof head);
+    qint64 i = 0;
+    while (i < headBytes && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        ++i;
+    if (i >= headBytes || head[i] != '{')
+        return;
+    auto jobs = std::make_unique<RangeJobs>();
+    jobs->starts.push_back(0);
+    for (qint64 nominal = m_rangeBytes; nominal + m_rangeBytes / 2 <= source.fileSize(); nominal += m_rangeBytes) {
+        const qint64 start = io::findElementStart(source, nominal);
+        if (start > jobs->starts.back())
+            jobs->starts.push_back(start);
+    }
+    if (jobs->starts.size() < 2)
+        return;
+    jobs->origin = m_origin;
+    jobs->name = m_name;
+    jobs->mode = m_mode;
+    jobs->chunkBytes = m_chunkBytes;
+    jobs->jobs.resize(jobs->starts.size());
+    m_rangeStart1 = jobs->starts[1];
+    m_pipelineFromOffset = std::numeric_limits<qint64>::max();  // the ranges take the other cores
+    jobs->startHelpers();
+    m_ranges = std::move(jobs);
+}
+
+bool TraceReader::reportProgress(qint64 done)
+{
+    if (!m_progress || done - m_progressReported < kProgressStepBytes)
+        return true;
+    m_progressReported = done;
+    return m_progress(done);
+}
+
+bool TraceReader::joinRanges(io::ByteSource &source)
+{
+    std::unique_ptr<RangeJobs> jobs = std::move(m_ranges);
+    const bool confirmed = m_scanner.atRootArrayElement() && m_root == Root::Object && m_inEventsArray && !m_inEvent &&
+                           m_openCapture < 0 && m_lastTraceEventsGeneration == m_generation && !m_worker.joinable() &&
+                           m_len == 0;
+    if (!confirmed) {
+        // Range 1 does not start at an element (an unusual layout): read on alone.
+        jobs->stop();
+        m_pipelineFromOffset = kPipelineAfterChunks * qint64(m_chunkBytes);
+        return true;
+    }
+    const auto done = [&] {
+        return std::min(source.fileSize(), source.rawBytesRead() + jobs->bytesDone.load());
+    };
+    while (jobs->runNext()) {
+        if (!reportProgress(done())) {
+            jobs->stop();
+            return false;
+        }
+    }
+    while (!jobs->waitAll(std::chrono::milliseconds(50))) {
+        if (!reportProgress(done())) {
+            jobs->stop();
+            return false;
+        }
+    }
+    jobs->stop();
+
+    // Follow the confirmed cuts from range 1.
+    JsonScanner::Resume resume;
+    resume.line = m_scanner.line();
+    resume.lineStart = m_scanner.lineStart();
+    std::vector<TraceReader *> counted;
+    for (size_t k = 1;;) {
+        const RangeJobs::Job &job = jobs->jobs[k];
+        if (!job.end.usable || !job.reader)
+            break;
+        counted.push_back(job.reader.get());
+        const JsonScanner::Resume &r = job.end.resume;
+        if (r.line > 1)
+            resume.lineStart = r.lineStart;
+        resume.line += r.line - 1;
+        resume.offset = r.offset;
+        resume.afterElement = r.afterElement;
+        resume.escapes += r.escapes;
+        resume.maxDepth = std::max(resume.maxDepth, r.maxDepth);
+        if (job.end.nextIndex < 0)
+            break;
+        k = size_t(job.end.nextIndex);
+    }
+    if (!counted.empty() && source.seek(resume.offset)) {
+        for (TraceReader *range : counted)
+            absorb(*range);
+        m_out.parallelRanges = int(counted.size());
+        m_bufBase = resume.offset;
+        m_len = 0;
+        m_utf8From = resume.offset;
+        m_scanner.skipTo(resume);
+    }
+    m_pipelineFromOffset = kPipelineAfterChunks * qint64(m_chunkBytes);
+    return true;
+}
+
+void TraceReader::absorb(TraceReader &range)
+{
+    const reference::ReferenceEvents &r = range.m_ref;
+    if (r.generation >= 0) {
+        if (m_ref.generation != m_generation) {
+            m_ref = reference::ReferenceEvents{};
+            m_ref.generation = m_generation;
+        }
+        m_ref.merge(r);
+    }
+    m_events += range.m_events;
+    m_nonObjectEvents += range.m_nonObjectEvents;
+    m_unreadableEvents += range.m_unreadableEvents;
+    m_sawOperatorCategory = m_sawOperatorCategory || range.m_sawOperatorCategory;
+    m_steps.insert(m_steps.end(), range.m_steps.begin(), range.m_steps.end());
+    m_stepDurationSumNs += range.m_stepDurationSumNs;
+    m_busy.insert(m_busy.end(), range.m_busy.begin(), range.m_busy.end());
+    m_wait.insert(m_wait.end(), range.m_wait.begin(), range.m_wait.end());
+    m_spanBeginNs = std::min(m_spanBeginNs, range.m_spanBeginNs);
+    m_spanEndNs = std::max(m_spanEndNs, range.m_spanEndNs);
+    m_gpuLaneSteps += range.m_gpuLaneSteps;
+    m_badTimeEvents += range.m_badTimeEvents;
+    m_cpuOps += range.m_cpuOps;
+    m_optimizerSteps += range.m_optimizerSteps;
+    m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
+    m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
+    m_gpu.absorb(std::move(range.m_gpu));
+}
+
+void TraceReader::releaseBuffers()
+{
+    m_len = 0;
+    m_scratch.reset();
+    m_scratchSize = 0;
+}
+
+void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
+{
+    const std::vector<qint64> &starts = jobs.starts;
+    const qint64 begin = starts[index];
+    io::ByteSource source;
+    QString error;
+    if (!source.open(m_origin, &error) || !source.seek(begin))
+        return;
+    m_rangeMode = true;
+    m_root = Root::Object;
+    m_generation = 0;
+    m_lastTraceEventsGeneration = 0;
+    m_traceEventsKeys = 1;
+    m_inEventsArray = true;
+    m_bufBase = begin;
+    m_len = 0;
+    m_utf8From = begin;
+    m_pipelineFromOffset = std::numeric_limits<qint64>::max();
+    m_scanner.startInsideRootArray(begin);
+    RangeJobs::Buffers buffers = jobs.takeBuffers();
+    if (buffers.buf) {
+        m_buf = std::move(buffers.buf);
+        m_capacity = buffers.capacity;
+        m_parser = std::move(*buffers.parser);
+        m_pending.swap(buffers.pending);
+        m_fastFields.swap(buffers.fastFields);
+    } else {
+        buffers.parser = std::make_unique<simdjson::ondemand::parser>();
+    }
+    ensureCapacity(2 * m_chunkBytes + kPadding + 2);
+    if (m_parser.capacity() < 2 * m_chunkBytes + 2 &&
+        m_parser.allocate(2 * m_chunkBytes + 2, kSimdjsonMaxDepth) != simdjson::SUCCESS)
+        return;
+    m_deferDiagnostics = true;
+    size_t next = index + 1;
+    bool ended = false;
+    while (!jobs.cancel) {
+        const qint64 readFrom = m_bufBase + qint64(m_len);
+        size_t want = m_chunkBytes;
+        if (next < starts.size())  // stop exactly at the next cut
+            want = size_t(std::min<qint64>(qint64(want), starts[next] - readFrom));
+        ensureCapacity(1 + m_len + want + kPadding + 1);
+        const size_t n = source.read(m_buf.get() + 1 + m_len, want);
+        const bool eof = n < want;
+        m_len += n;
+        jobs.bytesDone += qint64(n);
+        checkUtf8(eof);
+        if (n > 0 && !m_scanner.failed())
+            m_scanner.feed(at(readFrom), n);
+        if (m_scanner.failed() && !m_rangeClosed)
+            break;  // the main reader reports it
+        endRound(eof || m_rangeClosed);
+        if (m_rangeClosed) {
+            end.resume = m_closeResume;
+            end.nextIndex = -1;
+            ended = true;
+            break;
+        }
+        if (eof)
+            break;  // the array never closed
+        if (next < starts.size() && m_bufBase + qint64(m_len) == starts[next]) {
+            if (m_scanner.atRootArrayElement() && !m_inEvent) {
+                end.resume = {starts[next], m_scanner.line(), m_scanner.lineStart(), false, m_scanner.escapes(),
+                              m_scanner.maxDepthSeen()};
+                end.nextIndex = int(next);
+                ended = true;
+                break;
+            }
+            ++next;  // that cut is not between two elements: read on to the next one
+        }
+    }
+    finishPipeline();
+    // Unions are all the intervals are used for: merged here, on this range's thread, they are
+    // fewer to hand over.
+    workbench::mergeIntervals(m_busy);
+    workbench::mergeIntervals(m_wait);
+    m_gpu.compact();
+    end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
+                 m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
+                 source.problem().isEmpty() && m_gpu.unplacedEvents() == 0;  // (its lines count from the range)
+    releaseBuffers();
+    m_pending.clear();
+    m_fastFields.clear();
+    buffers.pending.swap(m_pending);
+    buffers.fastFields.swap(m_fastFields);
+    buffers.buf = std::move(m_buf);
+    buffers.capacity = std::exchange(m_capacity, 0);
+    *buffers.parser = std::move(m_parser);
+    jobs.giveBack(std::move(buffers));
+}
+
+} // namespace goblin::kineto

@@ -1,0 +1,302 @@
+// The workbench's TorchReading: dialect, metadata (and the loose top-level keys of the same
+// names), step time from ProfilerStep windows, host busy from the union of CPU operators.
+#include "kineto/tracereader.h"
+
+#include "syntax/objectmembers.h"
+
+#include <QJsonValue>
+
+#include <algorithm>
+#include <cmath>
+
+namespace goblin::kineto {
+
+using syntax::classify;
+using syntax::ObjectMembers;
+using syntax::PyValue;
+using syntax::stringValue;
+using workbench::Interval;
+using workbench::Intervals;
+using workbench::intersectIntervals;
+using workbench::measure;
+using workbench::mergeIntervals;
+
+namespace {
+
+struct MetadataNumber {
+    std::optional<double> value;
+    QString where;
+};
+
+} // namespace
+
+void TraceReader::finishWorkbench()
+{
+    TorchReading &w = m_out.workbench;
+    InputFileInfo &info = m_out.file;
+    info.rowsRead = m_events;
+    info.rowsSkipped = m_nonObjectEvents + m_unreadableEvents + m_badTimeEvents;
+    const bool hasBaseTime = m_rootKeys.contains(QStringLiteral("baseTimeNanoseconds"));
+    if (m_root == Root::Unknown || m_root == Root::Scalar)
+        info.dialect = QStringLiteral("not a trace");
+    else if (m_root == Root::Array)
+        info.dialect = QStringLiteral("legacy top-level array (torch 1.x without Kineto)");
+    else if (m_sawOperatorCategory)
+        info.dialect = QStringLiteral("Kineto 2021 (Operator categories)");
+    else if (hasBaseTime)
+        info.dialect = QStringLiteral("Kineto 2024+ (baseTimeNanoseconds, relative µs)");
+    else
+        info.dialect = QStringLiteral("Kineto (absolute µs timestamps)");
+    if (m_nonObjectEvents > 0)
+        diag(Severity::Warning, 0, QStringLiteral("%1 entries of traceEvents are not objects; skipped").arg(m_nonObjectEvents));
+
+    // Metadata: the "metadata" object (read by the reference) and top-level keys of the same name,
+    // which prof.add_metadata_json() writes and the reference never looks at.
+    ObjectMembers metadata;
+    bool haveMetadata = false;
+    qint64 metadataLine = 0;
+    if (const Capture *meta = lastCapture("metadata")) {
+        metadataLine = meta->line;
+        if (!meta->overflow) {
+            haveMetadata = metadata.parse(meta->text);
+            if (!haveMetadata)
+                diag(Severity::Warning, meta->line, QStringLiteral("top-level \"metadata\" is not an object; ignored"));
+        }
+    }
+    auto numberFrom = [&](const std::optional<PyValue> &v, const QString &where, qint64 line,
+                          double low, double high) -> std::optional<double> {
+        if (!v || v->kind == PyValue::Null)
+            return std::nullopt;
+        double value = 0.0;
+        if (v->kind == PyValue::Int || v->kind == PyValue::Float) {
+            value = v->number;
+            if (!std::isfinite(value)) {
+                diag(Severity::Warning, line, QStringLiteral("%1 is %2, not a finite number; ignored")
+                                                  .arg(where, QString::fromUtf8(v->raw.data(), qsizetype(v->raw.size()))));
+                return std::nullopt;
+            }
+        } else if (v->kind == PyValue::Str) {
+            const std::string text = stringValue(*v);
+            const StrictNumber n = strictNumber(text);
+            if (n.status != StrictNumber::Status::Ok) {
+                diag(Severity::Warning, line, QStringLiteral("%1 is the string \"%2\", %3; ignored")
+                                                  .arg(where, QString::fromStdString(text).left(60),
+                                                       n.status == StrictNumber::Status::NonFinite
+                                                           ? QStringLiteral("not a finite number")
+                                                           : QStringLiteral("not a number")));
+                return std::nullopt;
+            }
+            value = n.value;
+        } else {
+            diag(Severity::Warning, line, QStringLiteral("%1 is not a number (%2); ignored")
+                                              .arg(where, QString::fromUtf8(v->raw.data(), qsizetype(std::min<size_t>(v->raw.size(), 60)))));
+            return std::nullopt;
+        }
+        if (value < low || value > high) {
+            diag(Severity::Warning, line, QStringLiteral("%1 = %2 is outside [%3, %4]; ignored")
+                                              .arg(where)
+                                              .arg(value)
+                                              .arg(low)
+                                              .arg(high));
+            return std::nullopt;
+        }
+        return value;
+    };
+    auto metadataNumber = [&](const char *key, double low, double high) -> MetadataNumber {
+        MetadataNumber result;
+        if (haveMetadata) {
+            result.value = numberFrom(metadata.get(key), QStringLiteral("metadata.%1").arg(QLatin1String(key)),
+                                      metadataLine, low, high);
+            result.where = QStringLiteral("metadata %1").arg(QLatin1String(key));
+        }
+        if (const Capture *loose = lastCapture(key)) {
+            const std::optional<double> top =
+                numberFrom(classify(loose->text), QStringLiteral("top-level %1").arg(QLatin1String(key)), loose->line,
+                           low, high);
+            if (!result.value) {
+                result.value = top;
+                result.where = QStringLiteral("top-level %1 (prof.add_metadata_json)").arg(QLatin1String(key));
+            } else if (top && *top != *result.value) {
+                diag(Severity::Info, loose->line,
+                     QStringLiteral("top-level %1 = %2 differs from metadata.%1 = %3; the metadata object wins")
+                         .arg(QLatin1String(key))
+                         .arg(*top)
+                         .arg(*result.value));
+            }
+        }
+        return result;
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    w.tokensPerSec = metadataNumber("tokens_per_sec", 0.0, inf).value;
+    w.mfuPct = metadataNumber("mfu_pct", 0.0, 100.0).value;
+    const MetadataNumber stepMeta = metadataNumber("step_time_seconds", 1e-9, inf);
+    const MetadataNumber busyMeta = metadataNumber("host_busy_fraction", 0.0, 1.0);
+
+    // PyTorch version: wherever a real trace or a user script put it.
+    auto versionFrom = [&](const std::optional<PyValue> &v) -> QJsonValue {
+        if (!v)
+            return QJsonValue(QJsonValue::Undefined);
+        if (v->kind == PyValue::Str) {
+            const QString text = QString::fromStdString(stringValue(*v)).trimmed();
+            return text.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(text);
+        }
+        if ((v->kind == PyValue::Int || v->kind == PyValue::Float) && std::isfinite(v->number) && v->number > 0) {
+            const QString text = QString::fromUtf8(v->raw.data(), qsizetype(v->raw.size()));
+            diag(Severity::Info, metadataLine, QStringLiteral("the PyTorch version is the number %1, read as text").arg(text));
+            return QJsonValue(text);
+        }
+        return QJsonValue(QJsonValue::Undefined);
+    };
+    QJsonValue version(QJsonValue::Undefined);
+    if (haveMetadata)
+        version = versionFrom(metadata.get("pytorch_version"));
+    if (version.isUndefined() && haveMetadata)
+        version = versionFrom(metadata.get("torch_version"));
+    for (const char *key : {"pytorch_version", "torch_version"})
+        if (version.isUndefined())
+            if (const Capture *loose = lastCapture(key))
+                version = versionFrom(classify(loose->text));
+    if (version.isUndefined() && haveMetadata) {
+        // TraceLens-style traces: metadata.system.torch_env_info.torch_version.
+        if (auto system = metadata.get("system"); system && system->kind == PyValue::Object) {
+            ObjectMembers systemMembers;
+            if (systemMembers.parse(system->raw)) {
+                if (auto env = systemMembers.get("torch_env_info"); env && env->kind == PyValue::Object) {
+                    ObjectMembers envMembers;
+                    if (envMembers.parse(env->raw))
+                        version = versionFrom(envMembers.get("torch_version"));
+                }
+            }
+        }
+    }
+    w.pytorchVersion = version;
+
+    // Step time: the training script's own number when it wrote one (it covers every step, the
+    // trace only the profiler's active window), else the CPU lane's ProfilerStep windows, else the
+    // span of the trace (one "step" = the whole capture).
+    std::sort(m_steps.begin(), m_steps.end(), [](const Interval &a, const Interval &b) { return a.begin < b.begin; });
+    if (m_steps.size() >= 2) {
+        // The profiler closes the step that is open when it stops, so a trace often ends with a
+        // ProfilerStep of a few µs that is not a training step at all.
+        const Interval last = m_steps.back();
+        const qint64 lastNs = last.end - last.begin;
+        const double othersMeanNs = double(m_stepDurationSumNs - lastNs) / double(m_steps.size() - 1);
+        if (double(lastNs) < 0.2 * othersMeanNs) {
+            m_steps.pop_back();
+            m_stepDurationSumNs -= lastNs;
+            diag(Severity::Info, 0,
+                 QStringLiteral("the last ProfilerStep lasts %1 µs against %2 µs for the others: the profiler stopped "
+                                "during it, so it is left out of the step time")
+                     .arg(double(lastNs) / 1e3, 0, 'f', 3)
+                     .arg(othersMeanNs / 1e3, 0, 'f', 3));
+        }
+    }
+    w.profilerSteps = int(m_steps.size());
+    std::optional<double> stepsMean;
+    if (!m_steps.empty())
+        stepsMean = double(m_stepDurationSumNs) / double(m_steps.size()) / 1e9;
+    const bool haveSpan = m_spanEndNs > m_spanBeginNs;
+    if (stepMeta.value) {
+        w.stepTimeSeconds = stepMeta.value;
+        w.stepTimeSource = QStringLiteral("%1 (written by the training script)").arg(stepMeta.where);
+        if (stepsMean && std::fabs(*stepsMean - *stepMeta.value) > 0.05 * *stepMeta.value)
+            diag(Severity::Info, 0,
+                 QStringLiteral("the trace's %1 ProfilerStep events average %2 s, the metadata says %3 s; the metadata "
+                                "wins")
+                     .arg(m_steps.size())
+                     .arg(*stepsMean, 0, 'g', 6)
+                     .arg(*stepMeta.value, 0, 'g', 6));
+    } else if (stepsMean) {
+        w.stepTimeSeconds = stepsMean;
+        w.stepTimeSource = QStringLiteral("mean of %1 ProfilerStep event(s) on the CPU lane").arg(m_steps.size());
+    } else if (haveSpan && m_optimizerSteps > 1) {
+        // Without a profiler schedule there are no ProfilerStep events, but torch records one
+        // Optimizer.step#… annotation per optimizer step: the capture holds about that many steps.
+        w.stepTimeSeconds = double(m_spanEndNs - m_spanBeginNs) / 1e9 / double(m_optimizerSteps);
+        w.stepTimeSource = QStringLiteral("trace span / %1 Optimizer.step annotations (no ProfilerStep events)")
+                               .arg(m_optimizerSteps);
+        diag(Severity::Warning, 0,
+             QStringLiteral("no ProfilerStep events on the CPU lane (the profiler ran without a schedule?) and no "
+                            "metadata step_time_seconds: the step time is the trace span divided by the %1 "
+                            "optimizer steps in it")
+                 .arg(m_optimizerSteps));
+    } else if (haveSpan) {
+        w.stepTimeSeconds = double(m_spanEndNs - m_spanBeginNs) / 1e9;
+        w.stepTimeSource = QStringLiteral("trace span (no ProfilerStep events on the CPU lane)");
+        diag(Severity::Warning, 0,
+             QStringLiteral("no ProfilerStep events on the CPU lane (the profiler ran without a schedule?) and no "
+                            "metadata step_time_seconds: the whole trace span is taken as one step"));
+    }
+
+    // Host busy: the time the CPU spends inside operators, as the union of their intervals (nested
+    // ops count once), minus the time they spend waiting for the GPU, within the ProfilerStep windows.
+    Intervals windows = m_steps;
+    mergeIntervals(windows);
+    QString windowText;
+    if (windows.empty() && haveSpan) {
+        windows.push_back({m_spanBeginNs, m_spanEndNs});
+        windowText = QStringLiteral("the trace span");
+    } else {
+        windowText = QStringLiteral("%1 ProfilerStep window(s)").arg(m_steps.size());
+    }
+    std::optional<double> computedBusy;
+    const qint64 cpuOps = m_cpuOps;
+    if (!windows.empty() && cpuOps > 0) {
+        mergeIntervals(m_busy);
+        mergeIntervals(m_wait);
+        const Intervals busyInWindows = intersectIntervals(m_busy, windows);
+        const Intervals waiting = intersectIntervals(busyInWindows, m_wait);
+        const qint64 windowNs = measure(windows);
+        if (windowNs > 0)
+            computedBusy = double(measure(busyInWindows) - measure(waiting)) / double(windowNs);
+        if (busyInWindows.empty())
+            diag(Severity::Warning, 0,
+                 QStringLiteral("none of the %1 CPU operators runs inside %2, so host busy reads 0")
+                     .arg(cpuOps)
+                     .arg(windowText));
+        // Every kernel launch runs inside some operator when torch recorded CPU ops fully; launches
+        // outside any operator mean the ops are sparse and the union understates the host's work.
+        Intervals ops = m_busy;
+        ops.insert(ops.end(), m_wait.begin(), m_wait.end());
+        mergeIntervals(ops);
+        qint64 covered = 0;
+        qint64 launches = 0;
+        m_rangeRuntimeStarts.push_back(std::move(m_runtimeStarts));
+        for (const std::vector<qint64> &starts : m_rangeRuntimeStarts) {
+            launches += qint64(starts.size());
+            for (const qint64 start : starts) {
+                auto it = std::upper_bound(ops.begin(), ops.end(), start,
+                                           [](qint64 t, const Interval &i) { return t < i.begin; });
+                if (it != ops.begin() && start < std::prev(it)->end)
+                    ++covered;
+            }
+        }
+        if (launches >= 10 && covered * 2 < launches)
+            diag(Severity::Warning, 0,
+                 QStringLiteral("only %1 of %2 runtime calls (kernel launches, copies) run inside a CPU operator: the "
+                                "trace holds few CPU operators, so the host busy time read from them is too low")
+                     .arg(covered)
+                     .arg(launches));
+    }
+    if (busyMeta.value) {
+        w.hostBusyFraction = busyMeta.value;
+        w.hostBusySource = QStringLiteral("%1 (written by the training script)").arg(busyMeta.where);
+        if (computedBusy && std::fabs(*computedBusy - *busyMeta.value) > 0.05)
+            diag(Severity::Info, 0,
+                 QStringLiteral("the trace's CPU operators give host busy %1, the metadata says %2; the metadata wins")
+                     .arg(*computedBusy, 0, 'f', 3)
+                     .arg(*busyMeta.value, 0, 'f', 3));
+    } else if (computedBusy) {
+        w.hostBusyFraction = computedBusy;
+        w.hostBusySource = QStringLiteral("union of %1 CPU operator intervals (nested ops once, waits for the GPU "
+                                          "excluded) / %2")
+                               .arg(cpuOps)
+                               .arg(windowText);
+    } else if (m_events > 0) {
+        diag(Severity::Warning, 0,
+             QStringLiteral("no CPU operator events (cat cpu_op or Operator) and no metadata host_busy_fraction: "
+                            "host busy is unknown"));
+    }
+}
+
+} // namespace goblin::kineto

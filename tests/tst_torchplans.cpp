@@ -1,0 +1,292 @@
+// The torch trace parsed from memory and by every read plan: every torch fixture of tests/data
+// gives the same TorchTrace from its file and from its bytes in memory, and every plan (chunk
+// size, byte ranges read on helper threads, the two-thread pipeline that small chunks start)
+// yields the same events, in the same order, as one pass in one chunk.
+
+#include "torchtraceparser.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <optional>
+#include <zlib.h>
+
+using namespace goblin;
+using goblin::test::dataPath;
+
+namespace {
+
+/// Every file of tests/data that the torch parser reads: the torch fixtures, the run folders'
+/// traces and the fuzz regressions (small ones, so that tiny chunks stay quick).
+QStringList torchFixtures(qint64 maxBytes)
+{
+    QStringList out;
+    const QDir root(dataPath(QString()));
+    QDirIterator it(root.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QFileInfo f(it.next());
+        const QString name = f.fileName();
+        const bool torch = name.startsWith(QLatin1String("torch_profile.json")) || name.contains(QLatin1String(".pt.trace.json")) ||
+                           (f.path().endsWith(QLatin1String("/torch")) && name.contains(QLatin1String(".json"))) ||
+                           f.path().endsWith(QLatin1String("fuzz-regressions/torchtrace"));
+        if (torch && f.size() <= maxBytes)
+            out << root.relativeFilePath(f.filePath());
+    }
+    out.sort();
+    return out;
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot open %s", qPrintable(path));
+    return f.readAll();
+}
+
+/// The document as the parser sees it (gzip undone; bad gzip left as it is).
+QByteArray decompressed(const QByteArray &bytes)
+{
+    if (bytes.size() < 2 || quint8(bytes[0]) != 0x1f || quint8(bytes[1]) != 0x8b)
+        return bytes;
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return bytes;
+    QByteArray out;
+    char buffer[65536];
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(bytes.constData()));
+    z.avail_in = uInt(bytes.size());
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef *>(buffer);
+        z.avail_out = sizeof buffer;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buffer, qsizetype(sizeof buffer - z.avail_out));
+    }
+    inflateEnd(&z);
+    return rc == Z_STREAM_END && z.avail_in == 0 ? out : bytes;
+}
+
+QString number(const std::optional<double> &v, bool exact)
+{
+    if (!v)
+        return QStringLiteral("None");
+    if (exact || !std::isfinite(*v))
+        return QString::number(*v, 'g', 17);
+    return QString::number(*v, 'g', 11);  // sums over byte ranges are added range by range
+}
+
+QString readingDigest(const TorchReading &r, bool exact)
+{
+    return QStringLiteral("tokens/s %1, MFU %2, version %3, step %4 (%5, %6 steps), busy %7 (%8), failed %9 %10\n")
+        .arg(number(r.tokensPerSec, exact), number(r.mfuPct, exact),
+             r.pytorchVersion.isUndefined() ? QStringLiteral("undefined") : r.pytorchVersion.toVariant().toString(),
+             number(r.stepTimeSeconds, exact), r.stepTimeSource)
+        .arg(r.profilerSteps)
+        .arg(number(r.hostBusyFraction, exact), r.hostBusySource)
+        .arg(r.readFailed)
+        .arg(r.readFailure);
+}
+
+/// Everything a TorchTrace holds, events of the GPU timeline one per line in their order.
+/// `exact`: numbers to the last bit and diagnostics in order (same plan); otherwise sums to 11
+/// digits and diagnostics as a set (a round's structural warnings may precede its events').
+QString digest(const TorchTrace &t, bool exact)
+{
+    QString out = QStringLiteral("reference ") + readingDigest(t.reference, exact) + QStringLiteral("workbench ") +
+                  readingDigest(t.workbench, exact);
+    const InputFileInfo &f = t.file;
+    out += QStringLiteral("file %1 %2 %3 bytes, compressed %4, rows %5 read %6 skipped, dialect %7\n")
+               .arg(f.relativePath, f.format)
+               .arg(f.sizeBytes)
+               .arg(f.compressed)
+               .arg(f.rowsRead)
+               .arg(f.rowsSkipped)
+               .arg(f.dialect);
+    out += QStringLiteral("events %1, reference file %2, cancelled %3\n").arg(t.eventCount).arg(t.referenceFileFound).arg(t.cancelled);
+    QStringList diagnostics;
+    for (const Diagnostic &d : t.diagnostics)
+        diagnostics << QStringLiteral("[%1] %2:%3: %4").arg(severityName(d.severity), d.file).arg(d.line).arg(d.message);
+    if (!exact)
+        diagnostics.sort();
+    out += diagnostics.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    for (const GpuTimelineFile &file : t.timeline.files) {
+        out += QStringLiteral("timeline %1 %2 rank %3\n").arg(file.source, file.file).arg(file.rank ? *file.rank : -1);
+        for (const GpuDeviceTimeline &d : file.devices) {
+            out += QStringLiteral("device %1 pid %2 streams %3\n").arg(d.device).arg(d.pid).arg(d.streams.size());
+            for (const GpuEvent &e : d.events)
+                out += QStringLiteral("%1 %2 %3 %4 %5\n")
+                           .arg(e.startNs)
+                           .arg(e.endNs)
+                           .arg(int(e.kind))
+                           .arg(d.streams.at(e.stream))
+                           .arg(QString::fromStdString(file.names.at(e.nameId)));
+        }
+        for (const StepWindow &s : file.steps)
+            out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
+        for (const TimeInterval &i : file.hostBusy)
+            out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
+    }
+    return out;
+}
+
+/// Where two digests first differ, for the failure message.
+QString firstDifference(const QString &a, const QString &b)
+{
+    const QStringList x = a.split(QLatin1Char('\n')), y = b.split(QLatin1Char('\n'));
+    for (qsizetype i = 0; i < std::max(x.size(), y.size()); ++i) {
+        const QString l = i < x.size() ? x[i] : QStringLiteral("<end>");
+        const QString r = i < y.size() ? y[i] : QStringLiteral("<end>");
+        if (l != r)
+            return QStringLiteral("line %1:\n  %2\n  %3").arg(i + 1).arg(l, r);
+    }
+    return {};
+}
+
+} // namespace
+
+class TestTorchPlans : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void memoryReadsLikeTheFile_data();
+    void memoryReadsLikeTheFile();
+    void everyPlanYieldsTheSameEvents_data();
+    void everyPlanYieldsTheSameEvents();
+    void smallInputsNeedNoBigBuffers();
+    void cleanupTestCase();
+
+private:
+    int m_planRows = 0;
+    int m_rowsReadInRanges = 0;
+};
+
+void TestTorchPlans::memoryReadsLikeTheFile_data()
+{
+    QTest::addColumn<QString>("relative");
+    const QStringList fixtures = torchFixtures(qint64(8) << 20);
+    QVERIFY(fixtures.size() >= 40);  // torch/, runs/, timeline/, window/, fuzz-regressions/
+    for (const QString &f : fixtures)
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+void TestTorchPlans::memoryReadsLikeTheFile()
+{
+    QFETCH(QString, relative);
+    const QString path = dataPath(relative);
+    const QString name = QFileInfo(relative).fileName();
+    const QByteArray bytes = readAll(path);
+    const TorchTrace fromFile = parseTorchTraceFile(path, name);
+    const TorchTrace fromMemory = parseTorchTraceBytes(bytes, name);
+    const QString want = digest(fromFile, true);
+    const QString got = digest(fromMemory, true);
+    QVERIFY2(got == want, qPrintable(firstDifference(want, got)));
+    QCOMPARE(fromMemory.parallelRanges, fromFile.parallelRanges);
+}
+
+void TestTorchPlans::everyPlanYieldsTheSameEvents_data()
+{
+    QTest::addColumn<QString>("relative");
+    QTest::addColumn<bool>("decompress");
+    // Up to 256 kB each (1-byte chunks cost a round per byte); gzip fixtures also decompressed,
+    // since byte ranges are cut in plain documents only.
+    for (const QString &f : torchFixtures(256 << 10)) {
+        QTest::newRow(qPrintable(f)) << f << false;
+        if (f.endsWith(QLatin1String(".gz")))
+            QTest::newRow(qPrintable(f + QStringLiteral(" (decompressed)"))) << f << true;
+    }
+}
+
+void TestTorchPlans::everyPlanYieldsTheSameEvents()
+{
+    QFETCH(QString, relative);
+    QFETCH(bool, decompress);
+    QByteArray bytes = readAll(dataPath(relative));
+    if (decompress)
+        bytes = decompressed(bytes);
+    const QString name = QStringLiteral("torch_profile.json");
+    // One pass, one chunk, one thread.
+    const TorchTrace base = parseTorchTraceBytes(bytes, name, {}, TorchReadPlan{size_t(1) << 30, 0});
+    QCOMPARE(base.parallelRanges, 0);
+    const QString want = digest(base, false);
+    int mostRanges = 0;
+    const TorchReadPlan plans[] = {{1, 0}, {7, 0}, {4093, 0}, {65536, 0}, {size_t(2) << 20, qint64(32) << 20},
+                                   {7, 300}, {64, 1000}, {4096, 2500}, {size_t(1) << 20, 7000}};
+    for (const TorchReadPlan &plan : plans) {
+        if (plan.chunkBytes == 1 && bytes.size() > (64 << 10))
+            continue;
+        const TorchTrace t = parseTorchTraceBytes(bytes, name, {}, plan);
+        mostRanges = std::max(mostRanges, t.parallelRanges);
+        const QString got = digest(t, false);
+        QVERIFY2(got == want, qPrintable(QStringLiteral("chunk %1, ranges %2: %3")
+                                             .arg(plan.chunkBytes)
+                                             .arg(plan.rangeBytes)
+                                             .arg(firstDifference(want, got))));
+    }
+    // The same from the file, by the file's own plans.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QCOMPARE(f.write(bytes), bytes.size());
+    f.close();
+    const TorchTrace file = parseTorchTraceFile(path, name, {}, 4093, 2500);
+    mostRanges = std::max(mostRanges, file.parallelRanges);
+    const QString got = digest(file, false);
+    QVERIFY2(got == want, qPrintable(firstDifference(want, got)));
+    ++m_planRows;
+    if (mostRanges > 0)
+        ++m_rowsReadInRanges;
+}
+
+void TestTorchPlans::smallInputsNeedNoBigBuffers()
+{
+    // A small input read from memory works in chunks of its own size: bytes at the end of the
+    // input (an unfinished UTF-8 sequence, a truncated event) are still seen, and a gzip input
+    // of a few bytes that inflates to more than its chunk is read whole.
+    const QByteArray doc = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 5},\n"
+                           "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"b\xe4\xb8\", \"ts\": 9, \"dur\": 1}]}";
+    const TorchTrace t = parseTorchTraceBytes(doc, QStringLiteral("small.json"));
+    QCOMPARE(t.eventCount, qint64(2));
+    QVERIFY(t.reference.readFailed);
+    QVERIFY2(t.reference.readFailure.contains(QLatin1String("UnicodeDecodeError")), qPrintable(t.reference.readFailure));
+
+    QByteArray big = "{\"traceEvents\": [";
+    for (int i = 0; i < 20000; ++i)
+        big += "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"ts\": " + QByteArray::number(i * 10) +
+               ", \"dur\": 5},\n";
+    big += "{}]}";
+    QByteArray gz(big.size(), '\0');
+    z_stream z{};
+    QCOMPARE(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = reinterpret_cast<Bytef *>(big.data());
+    z.avail_in = uInt(big.size());
+    z.next_out = reinterpret_cast<Bytef *>(gz.data());
+    z.avail_out = uInt(gz.size());
+    QCOMPARE(deflate(&z, Z_FINISH), Z_STREAM_END);
+    gz.resize(qsizetype(z.total_out));
+    deflateEnd(&z);
+    QVERIFY(big.size() > 4 * gz.size() + (64 << 10));  // more than one chunk once inflated
+    const TorchTrace g = parseTorchTraceBytes(gz, QStringLiteral("small.json.gz"));
+    QCOMPARE(g.eventCount, qint64(20001));
+    QVERIFY(g.file.compressed);
+    QCOMPARE(g.file.sizeBytes, qint64(gz.size()));
+    QCOMPARE(digest(g, true).section(QLatin1Char('\n'), 0, 1),
+             digest(parseTorchTraceBytes(big, QStringLiteral("small.json.gz")), true).section(QLatin1Char('\n'), 0, 1));
+}
+
+void TestTorchPlans::cleanupTestCase()
+{
+    // The ranged plans did cut documents into ranges read in parallel (not one pass each time).
+    if (m_planRows >= 40)  // (when the whole test ran)
+        QVERIFY2(m_rowsReadInRanges >= 10, qPrintable(QString::number(m_rowsReadInRanges)));
+}
+
+QTEST_GUILESS_MAIN(TestTorchPlans)
+#include "tst_torchplans.moc"
