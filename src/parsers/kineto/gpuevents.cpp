@@ -357,6 +357,7 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
             }
             to.events.push_back({e.startNs, e.endNs, nameMap[e.nameId], s, e.kind});
         }
+        from.events = {};  // copied: freed now, not when the range's reader goes
     }
     for (Process &from : later.m_processes) {
         Process &to = process(from.pid);

@@ -99,6 +99,12 @@ bool TraceReader::joinRanges(io::ByteSource &source)
             break;
         k = size_t(job.end.nextIndex);
     }
+    // The ranges are read: their threads' buffers and simdjson parsers (tens of MB) go before the
+    // events are merged, which is when the load's memory peaks.
+    {
+        std::lock_guard lock(jobs->mutex);
+        jobs->spare.clear();
+    }
     if (!counted.empty() && source.seek(resume.offset)) {
         for (TraceReader *range : counted)
             absorb(*range);
