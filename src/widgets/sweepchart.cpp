@@ -112,6 +112,10 @@ void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<Sw
         g->setProperty("budgetRow", row);
     }
     plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.12 : 1.0);
+    // In the short bottom tab five ticks overlapped: one per ~50 px of plot, 3 digits each.
+    plot->yAxis->ticker()->setTickCount(std::clamp(plot->height() / 50, 2, 6));
+    plot->yAxis->setNumberFormat(QStringLiteral("g"));
+    plot->yAxis->setNumberPrecision(3);
 
     const QColor mark = thresholdColor(palette);
     for (const SwitchPoint &s : switchPoints(points)) {
