@@ -1,7 +1,5 @@
 #include "dashboardexport.h"
 
-#include "exportfile.h"
-
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "commandline.h"
@@ -246,20 +244,7 @@ bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const
 bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                         const RunMetrics &metrics, const QString &path, QString *error)
 {
-    const QImage image = renderDashboardImage(run, profile, thresholds, metrics, kDashboardPixelRatio);
-    QString encodeError;
-    const bool written = writeExportFile(
-        path,
-        [&](QIODevice &file) {
-            if (image.save(&file, "PNG"))
-                return true;
-            encodeError = QStringLiteral("%1: could not encode the PNG image").arg(path);
-            return false;
-        },
-        error);
-    if (!written && error && !encodeError.isEmpty())
-        *error = encodeError;
-    return written;
+    return writePngImage(renderDashboardImage(run, profile, thresholds, metrics, kDashboardPixelRatio), path, error);
 }
 
 bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
