@@ -10,6 +10,31 @@
 
 namespace goblin::test {
 
+QString timelineFileDigest(const GpuTimelineFile &f)
+{
+    QString out;
+    out += QStringLiteral("%1 %2 rank %3\n").arg(f.source, f.file).arg(f.rank ? *f.rank : -1);
+    for (const GpuDeviceTimeline &d : f.devices) {
+        out += QStringLiteral("device %1 pid %2 rank %3 file %4 streams").arg(d.device).arg(d.pid).arg(d.rank ? *d.rank : -1).arg(d.file);
+        for (qint64 s : d.streams)
+            out += QStringLiteral(" %1").arg(s);
+        out += QLatin1Char('\n');
+        for (const GpuEvent &e : d.events)
+            out += QStringLiteral("%1 %2 %3 %4 %5\n")
+                       .arg(e.startNs)
+                       .arg(e.endNs)
+                       .arg(int(e.kind))
+                       .arg(d.streams.at(e.stream))
+                       .arg(QString::fromStdString(f.names.at(e.nameId)));
+    }
+    for (const StepWindow &s : f.steps)
+        out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
+    for (const TimeInterval &i : f.hostBusy)
+        out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
+    return out;
+}
+
+
 QString dataPath(const QString &relative)
 {
     return QDir(QStringLiteral(GOBLIN_TEST_DATA)).filePath(relative);

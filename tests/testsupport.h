@@ -1,12 +1,17 @@
 #pragma once
 // Shared helpers for the Qt Test executables.
 
+#include "gputimeline.h"
+
 #include <QJsonValue>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
 namespace goblin::test {
+
+/// Every fact of a GPU timeline file as text (names and streams resolved), to compare two readings.
+QString timelineFileDigest(const GpuTimelineFile &f);
 
 /// Absolute path of a file or folder under tests/data.
 QString dataPath(const QString &relative);

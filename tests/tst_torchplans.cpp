@@ -115,23 +115,8 @@ QString digest(const TorchTrace &t, bool exact)
     if (!exact)
         diagnostics.sort();
     out += diagnostics.join(QLatin1Char('\n')) + QLatin1Char('\n');
-    for (const GpuTimelineFile &file : t.timeline.files) {
-        out += QStringLiteral("timeline %1 %2 rank %3\n").arg(file.source, file.file).arg(file.rank ? *file.rank : -1);
-        for (const GpuDeviceTimeline &d : file.devices) {
-            out += QStringLiteral("device %1 pid %2 streams %3\n").arg(d.device).arg(d.pid).arg(d.streams.size());
-            for (const GpuEvent &e : d.events)
-                out += QStringLiteral("%1 %2 %3 %4 %5\n")
-                           .arg(e.startNs)
-                           .arg(e.endNs)
-                           .arg(int(e.kind))
-                           .arg(d.streams.at(e.stream))
-                           .arg(QString::fromStdString(file.names.at(e.nameId)));
-        }
-        for (const StepWindow &s : file.steps)
-            out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
-        for (const TimeInterval &i : file.hostBusy)
-            out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
-    }
+    for (const GpuTimelineFile &file : t.timeline.files)
+        out += test::timelineFileDigest(file);
     return out;
 }
 
