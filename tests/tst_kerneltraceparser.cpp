@@ -559,7 +559,7 @@ void TestKernelTraceParser::timelineFromCsv()
     QCOMPARE(d3.events[1].endNs, qint64(1000000000000000003));
     QCOMPARE(f.names[d3.events[1].nameId], std::string("k_b"));
     QVERIFY(d3.events[1].kind == GpuEventKind::Kernel);
-    static_assert(sizeof(GpuEvent) == 24);
+    static_assert(GpuEventList::bytesPerEvent() == 16);
 }
 
 /// rocprofv3's per-process files: one timeline file each, the pid from the file name, counts

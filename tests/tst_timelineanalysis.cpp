@@ -156,7 +156,15 @@ void TestTimelineAnalysis::unsortedInputGivesTheSameResult()
         "P:0:1000 P:1000:2000 H:0:2000 K:Cijk_gemm:0:300:0 K:ncclDevKernel_a:200:600:1 C:650:700 K:k:900:1200 "
         "K:ncclDevKernel_a:1100:1500:1 K:k:1600:1600 S:1700:1800");
     const TimelineAnalysis sorted = analyzeTimeline(tl);
-    std::reverse(tl.files[0].devices[0].events.begin(), tl.files[0].devices[0].events.end());
+    {
+        const GpuEventList &events = tl.files[0].devices[0].events;
+        std::vector<GpuEvent> backwards(events.begin(), events.end());
+        std::reverse(backwards.begin(), backwards.end());
+        GpuEventList reversedEvents;
+        for (const GpuEvent &e : backwards)
+            reversedEvents.push_back(e);
+        tl.files[0].devices[0].events = std::move(reversedEvents);
+    }
     const TimelineAnalysis reversed = analyzeTimeline(tl);
     const DeviceTimelineAnalysis &a = sorted.devices[0], &b = reversed.devices[0];
     QCOMPARE(b.busyNs, a.busyNs);

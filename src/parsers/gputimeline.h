@@ -6,6 +6,8 @@
 /// Sources: the torch trace's own GPU events (`ph:"X"`, cat `kernel`/`gpu_memcpy`/`gpu_memset`,
 /// 2021 traces `Kernel`/`Memcpy`/`Memset`), a rocprofv3 kernel trace (CSV) and rocpd databases.
 
+#include "gpueventlist.h"
+
 #include <QString>
 #include <cstdint>
 #include <optional>
@@ -13,17 +15,6 @@
 #include <vector>
 
 namespace goblin {
-
-enum class GpuEventKind : std::uint8_t { Kernel, Memcpy, Memset };
-
-/// One device event. 24 bytes: a million kernels cost 24 MB.
-struct GpuEvent {
-    qint64 startNs = 0;
-    qint64 endNs = 0;          ///< >= startNs; zero-length events are kept (they count as kernels)
-    std::uint32_t nameId = 0;  ///< index into GpuTimelineFile::names
-    std::uint16_t stream = 0;  ///< index into GpuDeviceTimeline::streams
-    GpuEventKind kind = GpuEventKind::Kernel;
-};
 
 /// One device of one file (one rank's view of one GPU).
 struct GpuDeviceTimeline {
@@ -33,7 +24,7 @@ struct GpuDeviceTimeline {
     qint64 device = 0;           ///< as the trace writes it (ROCm Kineto traces start at 2 or 1: kept)
     qint64 pid = -1;             ///< process id when the source has one
     std::vector<qint64> streams; ///< stream/queue ids as written; GpuEvent::stream indexes this
-    std::vector<GpuEvent> events; ///< in document order (not necessarily sorted)
+    GpuEventList events;         ///< in document order (not necessarily sorted); 16 bytes each
 };
 
 /// A half-open interval [startNs, endNs) on the trace clock.

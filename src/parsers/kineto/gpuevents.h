@@ -68,7 +68,7 @@ private:
     struct Device {
         qint64 device = 0;
         std::vector<qint64> streams;
-        std::vector<GpuEvent> events;
+        GpuEventList events;
         size_t lastStream = 0;
     };
     struct Process {
