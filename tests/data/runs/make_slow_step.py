@@ -15,7 +15,7 @@ and writes DST with an idle gap of FRACTION x step K's duration inserted at the 
   amd_smi.csv         copied unchanged: make_run's metric dialect has no timestamp column.
 
 Nothing runs in the gap (no GPU event, no CPU operator): the step is slower by pure idle time.
-Prints the step durations (us) of DST, which tests/tst_perstep.cpp checks.
+Prints the step durations (us) of DST, which tests/model/tst_perstep.cpp checks.
 
 usage: make_slow_step.py SRC DST [--step K] [--fraction F]
 """

@@ -1,4 +1,4 @@
-"""Expected values for tests/tst_torchtraceparser.cpp (run by hand; the tests never run this).
+"""Expected values for tests/parsers/kineto/tst_torchtraceparser.cpp (run by hand; the tests never run this).
 
 reference(): profile_parser._read_torch_profile on the (decompressed) bytes saved as torch_profile.json.
 workbench(): an independent computation of the workbench definitions with Decimal timestamps: mean

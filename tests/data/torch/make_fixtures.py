@@ -4,7 +4,7 @@
 Real traces are copied from /work/shared/samples/kineto (see tests/data/PROVENANCE.md); the 2021
 ResNet50 trace is cut to its first ProfilerStep (original bytes, array and object closed); the
 gen_* traces come from /work/shared/tools/make_run.py. The expected values in
-tests/tst_torchtraceparser.cpp come from expected.py next to this file.
+tests/parsers/kineto/tst_torchtraceparser.cpp come from expected.py next to this file.
 """
 import gzip, json, shutil, subprocess, sys
 from pathlib import Path

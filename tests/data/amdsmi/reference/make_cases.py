@@ -1,5 +1,5 @@
 # Edge cases for the reference reading of amd_smi.csv (bytes written exactly). Expected values in
-# tests/tst_amdsmiparser.cpp come from the real reference: profile_parser._read_amd_smi(Path(f), []).
+# tests/parsers/amdsmi/tst_amdsmiparser.cpp come from the real reference: profile_parser._read_amd_smi(Path(f), []).
 # Run: python3 make_cases.py [--all]. The three field-limit cases are over 128 KB each, so they
 # are not committed; tst_amdsmiparser.cpp builds the same bytes in a temporary folder (--all
 # writes them here too, to compute their expected values).

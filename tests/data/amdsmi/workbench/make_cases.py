@@ -1,5 +1,5 @@
 # Small hand-written telemetry files for the workbench reading; the expected values in
-# tests/tst_amdsmiparser.cpp are computed by hand in the comments there. Run: python3 make_cases.py
+# tests/parsers/amdsmi/tst_amdsmiparser.cpp are computed by hand in the comments there. Run: python3 make_cases.py
 import os
 out = os.path.dirname(os.path.abspath(__file__))
 CRLF = '\r\n'
