@@ -1,29 +1,26 @@
-// One trace event as both readings interpret it: its seven members collected (from simdjson, or
-// located by JsonScanner), typed as json.loads types them, added to the reference's passes in
-// document order, and read by the workbench (steps, CPU operators, launches, the GPU timeline).
-#include "kineto/tracereader.h"
+// The workbench's reading of each trace event (steps, CPU operators, launches, the GPU timeline),
+// and the merge of byte ranges read on other threads.
+#include "workbench/kinetoconsumer.h"
 
 #include "syntax/jsontoken.h"
 
-#include <cstring>
+#include <QString>
 
-namespace goblin::kineto {
+#include <algorithm>
+#include <optional>
 
-using syntax::classify;
+namespace goblin::workbench {
+
+using kineto::EventFields;
+using kineto::kArgsKey;
+using kineto::kPidKey;
+using kineto::KinetoEvent;
 using syntax::endsWithIgnoreCase;
 using syntax::PyValue;
 using syntax::startsWith;
 using syntax::trimJson;
-using workbench::addInterval;
 
 namespace {
-
-/// Does the raw key (bytes after the opening quote, no escapes in this event) equal `key`?
-template <size_t N>
-inline bool rawKeyIs(const char *raw, const char (&key)[N])
-{
-    return std::memcmp(raw, key, N - 1) == 0 && raw[N - 1] == '"';
-}
 
 /// The event's "pid" token as written (the process key of the GPU timeline's host busy).
 std::string_view eventPid(const EventFields &fields)
@@ -39,107 +36,12 @@ bool isWaitForGpu(std::string_view name)
 
 } // namespace
 
-bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
-                                EventFields &fields)
+void KinetoConsumer::onEvent(const KinetoEvent &event)
 {
-    for (auto fieldResult : object) {
-        simdjson::ondemand::field field;
-        if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
-            return false;
-        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid
-        if (!escapes) {
-            const char *raw = field.key().raw();
-            switch (raw[0]) {
-            case 'p': which = rawKeyIs(raw, "ph") ? 0 : rawKeyIs(raw, "pid") ? kPidKey : -1; break;
-            case 'a': which = rawKeyIs(raw, "args") ? kArgsKey : -1; break;
-            case 'c': which = rawKeyIs(raw, "cat") ? 1 : -1; break;
-            case 'n': which = rawKeyIs(raw, "name") ? 2 : -1; break;
-            case 't': which = rawKeyIs(raw, "ts") ? 3 : -1; break;
-            case 'd': which = rawKeyIs(raw, "dur") ? 4 : -1; break;
-            default: break;
-            }
-        } else {
-            // Resolved by hand: simdjson rejects lone surrogates (\ud800) that Python keeps.
-            const char *raw = field.key().raw();
-            size_t length = 0;
-            while (raw[length] != '"')
-                length += raw[length] == '\\' ? 2 : 1;
-            const std::string key = JsonScanner::unescape(std::string_view(raw, length));
-            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4
-                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : -1;
-        }
-        if (which >= 0) {
-            // Later duplicates win, as in a Python dict.
-            fields.token[which] = field.value().raw_json_token();
-            fields.have |= quint8(1u << which);
-            if (which == kArgsKey && !fields.token[which].empty() && fields.token[which][0] == '{')
-                fields.token[which] = std::string_view(fields.token[which].data(),
-                                                       size_t(eventEnd - fields.token[which].data()));
-        }
-        // The value is skipped by the next iteration.
-    }
-    return true;
-}
-
-void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd)
-{
-    EventFields &fields = m_fields;
-    fields.have = 0;
-    if (!collectFields(object, span.escapes, eventEnd, fields)) {
-        m_batchError = true;
-        return;
-    }
-    applyEvent(fields, span);
-}
-
-void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
-{
-    const std::string_view phToken = fields.token[0], catToken = fields.token[1], nameToken = fields.token[2],
-                           tsToken = fields.token[3], durToken = fields.token[4];
-    const bool havePh = fields.have & 1u, haveCat = fields.have & 2u, haveName = fields.have & 4u,
-               haveTs = fields.have & 8u, haveDur = fields.have & 16u;
-    const PyValue ph = havePh ? classify(phToken) : PyValue{};
-    const PyValue cat = haveCat ? classify(catToken) : PyValue{};
-    const PyValue name = haveName ? classify(nameToken) : PyValue{};
-    const PyValue ts = haveTs ? classify(tsToken) : PyValue{};
-    const PyValue dur = haveDur ? classify(durToken) : PyValue{};
-    // Strings stay views into the buffer unless this event has escapes to resolve.
-    std::string_view nameText, catText, phText;
-    if (name.isString()) {
-        if (span.escapes) {
-            m_nameText = syntax::stringValue(name);
-            nameText = m_nameText;
-        } else {
-            nameText = name.rawBody();
-        }
-    }
-    if (cat.isString()) {
-        if (span.escapes) {
-            m_catText = syntax::stringValue(cat);
-            catText = m_catText;
-        } else {
-            catText = cat.rawBody();
-        }
-    }
-    if (ph.isString()) {
-        if (span.escapes) {
-            m_phText = syntax::stringValue(ph);
-            phText = m_phText;
-        } else {
-            phText = ph.rawBody();
-        }
-    }
-
-    ++m_events;
-
-    // Reference: the events of the last "traceEvents" only (a later key replaces the dict entry).
-    if (span.generation != m_ref.generation) {
-        m_ref = reference::ReferenceEvents{};
-        m_ref.generation = span.generation;
-    }
-    m_ref.add(name, cat, ts, dur, nameText, catText);
-
-    // Workbench.
+    const EventFields &fields = event.fields;
+    const kineto::EventSpan &span = event.span;
+    const PyValue &ph = event.ph, &cat = event.cat, &name = event.name, &ts = event.ts, &dur = event.dur;
+    const std::string_view phText = event.phText, catText = event.catText, nameText = event.nameText;
     if (cat.isString() && (catText == "Operator" || catText == "Runtime" || catText == "Kernel"))
         m_sawOperatorCategory = true;
     const bool complete = ph.isString() && phText == "X";
@@ -187,7 +89,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     m_spanEndNs = std::max(m_spanEndNs, end);
     if (!cat.isString() || !name.isString())
         return;
-    collectTimeline(fields, span, catText, nameText, begin, end);
+    collectTimeline(event, begin, end);
     const bool cpuOp = catText == "cpu_op" || catText == "Operator";
     if (startsWith(nameText, "ProfilerStep#")) {
         // The CPU lane's step; the GPU lane repeats the name as gpu_user_annotation with the
@@ -218,9 +120,10 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     }
 }
 
-void TraceReader::collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
-                                  std::string_view nameText, qint64 begin, qint64 end)
+void KinetoConsumer::collectTimeline(const KinetoEvent &event, qint64 begin, qint64 end)
 {
+    const EventFields &fields = event.fields;
+    const std::string_view catText = event.catText, nameText = event.nameText;
     if (const std::optional<GpuEventKind> kind = kineto::gpuEventKind(catText)) {
         const kineto::DeviceStream where = (fields.have & (1u << kArgsKey))
                                                ? kineto::readDeviceStream(trimJson(fields.token[kArgsKey]))
@@ -228,11 +131,11 @@ void TraceReader::collectTimeline(const EventFields &fields, const EventSpan &sp
         if (where.device && where.stream)
             m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
         else
-            m_gpu.countUnplaced(span.line);
+            m_gpu.countUnplaced(event.span.line);
     } else if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
         m_gpu.addStep(nameText, begin, end, true);
     }
-    // ProfilerStep windows and the host's operators are collected in applyEvent(), where the
+    // ProfilerStep windows and the host's operators are collected in onEvent(), where the
     // workbench reading sorts them. Host busy counts CPU operators only (cat cpu_op; Kineto 2021:
     // Operator), as the workbench's host-busy fraction does, without the ops that block until the
     // GPU catches up (synchronize, aten::item: the host waits, it does not work). user_annotation
@@ -241,4 +144,32 @@ void TraceReader::collectTimeline(const EventFields &fields, const EventSpan &sp
     // themselves), so counting them would call the host busy through its launch gaps.
 }
 
-} // namespace goblin::kineto
+void KinetoConsumer::finishRange()
+{
+    // Unions are all the intervals are used for: merged here, on the range's thread, they are
+    // fewer to hand over.
+    mergeIntervals(m_busy);
+    mergeIntervals(m_wait);
+    m_gpu.compact();
+}
+
+void KinetoConsumer::absorb(kineto::EventConsumer &laterRange, int)
+{
+    KinetoConsumer &range = static_cast<KinetoConsumer &>(laterRange);
+    m_sawOperatorCategory = m_sawOperatorCategory || range.m_sawOperatorCategory;
+    m_steps.insert(m_steps.end(), range.m_steps.begin(), range.m_steps.end());
+    m_stepDurationSumNs += range.m_stepDurationSumNs;
+    m_busy.insert(m_busy.end(), range.m_busy.begin(), range.m_busy.end());
+    m_wait.insert(m_wait.end(), range.m_wait.begin(), range.m_wait.end());
+    m_spanBeginNs = std::min(m_spanBeginNs, range.m_spanBeginNs);
+    m_spanEndNs = std::max(m_spanEndNs, range.m_spanEndNs);
+    m_gpuLaneSteps += range.m_gpuLaneSteps;
+    m_badTimeEvents += range.m_badTimeEvents;
+    m_cpuOps += range.m_cpuOps;
+    m_optimizerSteps += range.m_optimizerSteps;
+    m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
+    m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
+    m_gpu.absorb(std::move(range.m_gpu));
+}
+
+} // namespace goblin::workbench
