@@ -1,5 +1,7 @@
 #include "kernelclassifier.h"
 
+#include "reference/runmetrics.h"
+
 #include <QRegularExpression>
 
 namespace goblin {
@@ -53,15 +55,16 @@ KernelPatternTable KernelPatternTable::forProfile(HeuristicsProfile profile)
 {
     KernelPatternTable t;
     t.profile = profile;
-    // The reference's five patterns (profile_parser.py), shared by both profiles.
+    // The reference's five patterns (profile_parser.py, kept in the reference wing), shared by both profiles.
+    const auto &ref = reference::kernelPatterns();
+    using Kind = reference::KernelPatternKind;
+    auto regex = [&](Kind kind) { return QString::fromLatin1(ref[size_t(kind)].regex); };
     t.patterns = {
-        {FlagCollective, token(QStringLiteral("rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter")),
-         QStringLiteral("RCCL/NCCL collective token")},
-        {FlagGemm, token(QStringLiteral("gemm|matmul|hgemm|sgemm|hipblaslt")), QStringLiteral("GEMM token")},
-        {FlagGenericGemm, token(QStringLiteral("generic|fallback|naive|reference")),
-         QStringLiteral("untuned GEMM (generic/fallback/naive/reference)")},
-        {FlagFp16, token(QStringLiteral("fp16|half|f16")), QStringLiteral("fp16 type tag")},
-        {FlagBf16, token(QStringLiteral("bf16|bfloat16")), QStringLiteral("bf16 type tag")},
+        {FlagCollective, regex(Kind::Collective), QStringLiteral("RCCL/NCCL collective token")},
+        {FlagGemm, regex(Kind::Gemm), QStringLiteral("GEMM token")},
+        {FlagGenericGemm, regex(Kind::GenericGemm), QStringLiteral("untuned GEMM (generic/fallback/naive/reference)")},
+        {FlagFp16, regex(Kind::Fp16), QStringLiteral("fp16 type tag")},
+        {FlagBf16, regex(Kind::Bf16), QStringLiteral("bf16 type tag")},
     };
     if (profile == HeuristicsProfile::Workbench) {
         // Real RCCL kernels are ncclDevKernel_Generic / ncclKernel_AllGather_… / rccl…: the
@@ -102,12 +105,13 @@ KernelClass KernelClasses::displayClass(std::size_t nameId) const
 
 static AttentionKind detectAttention(const QString &lowerName, bool workbench)
 {
-    // The reference's _detect_attention_kernel, in its order.
-    if (lowerName.contains(QLatin1String("flash_attn")) && lowerName.contains(QLatin1String("rocm")))
+    // The reference's _detect_attention_kernel (in the reference wing), in its order.
+    const QString label = reference::attentionOfName(lowerName);
+    if (label == QLatin1String("flash_rocm"))
         return AttentionKind::FlashRocm;
-    if (lowerName.contains(QLatin1String("flash")) && lowerName.contains(QLatin1String("attn")))
+    if (label == QLatin1String("flash"))
         return AttentionKind::Flash;
-    if (lowerName.contains(QLatin1String("scaled_dot_product_attention")))
+    if (label == QLatin1String("sdpa"))
         return AttentionKind::Sdpa;
     // Composable-kernel FMHA and AOTriton's attn_fwd/bwd are flash-attention implementations
     // that the reference labels "eager".

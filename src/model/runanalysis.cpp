@@ -1,5 +1,6 @@
 #include "runanalysis.h"
 
+#include "reference/runmetrics.h"
 #include "timeline/ranks.h"
 #include "timeline/timelineinputs.h"
 
@@ -18,17 +19,6 @@ namespace {
 const QString kKernelFile = QStringLiteral("trace.csv");
 const QString kTorchFile = QStringLiteral("torch_profile.json");
 const QString kSmiFile = QStringLiteral("amd_smi.csv");
-
-/// How the reference prints `out_dir / "trace.csv"` (pathlib drops "./" and trailing slashes).
-QString referencePath(const QString &runDirAsGiven, const QString &file)
-{
-    QString dir = QDir::cleanPath(runDirAsGiven.isEmpty() ? QStringLiteral(".") : runDirAsGiven);
-    if (dir == QLatin1String("."))
-        return file;
-    if (dir.endsWith(QLatin1Char('/')))
-        return dir + file;
-    return dir + QLatin1Char('/') + file;
-}
 
 ClassTotals sumClasses(const KernelReading &reading, const KernelClasses &classes)
 {
@@ -103,30 +93,6 @@ QString attentionOf(const KernelReading &reading, const KernelClasses &classes)
     return ids.empty() ? QStringLiteral("unknown") : QStringLiteral("eager");
 }
 
-QJsonValue orUnknown(const QJsonValue &v)
-{
-    // Python `x or "unknown"`: falsy values ("", 0, false, null, [], {}) fall through.
-    if (v.isUndefined() || v.isNull())
-        return QStringLiteral("unknown");
-    if (v.isString() && v.toString().isEmpty())
-        return QStringLiteral("unknown");
-    if (v.isBool() && !v.toBool())
-        return QStringLiteral("unknown");
-    if (v.isDouble() && v.toDouble() == 0.0)
-        return QStringLiteral("unknown");
-    if (v.isArray() && v.toArray().isEmpty())
-        return QStringLiteral("unknown");
-    if (v.isObject() && v.toObject().isEmpty())
-        return QStringLiteral("unknown");
-    return v;
-}
-
-double orZero(const std::optional<double> &v)
-{
-    // Python `x or 0.0`; NaN is truthy and passes through.
-    return v ? *v : 0.0;
-}
-
 QString describeSeconds(double s)
 {
     if (std::fabs(s) >= 1.0)
@@ -134,66 +100,36 @@ QString describeSeconds(double s)
     return QString::number(s * 1e3, 'g', 4) + QStringLiteral(" ms");
 }
 
+/// The reference profile: the reference wing's RunMetrics assembly (src/parsers/reference/runmetrics),
+/// plus what the model adds for the views (kernel classes for the table, the budget's inputs).
 void analyzeReference(RunAnalysis &run)
 {
     ProfileAnalysis &a = run.reference;
     a.profile = HeuristicsProfile::Reference;
     const KernelReading &kr = run.kernels.reference;
-    const TorchReading &tr = run.torch.reference;
-    const SmiReading &sr = run.smi.reference;
+    const reference::ReferenceRun r = reference::assembleRun(run.kernels, run.torch, run.smi, run.runDirAsGiven);
 
     a.classes = classifyKernels(run.kernels.names, KernelPatternTable::forProfile(HeuristicsProfile::Reference));
     a.classTotals = sumClasses(kr, a.classes);
-    a.topKernels = topKernels(run.kernels, kr, 5);
-    a.attentionKernelLoaded = attentionOf(kr, a.classes);
+    for (const reference::ReferenceKernelEntry &k : r.topKernels)
+        a.topKernels.push_back({k.name, k.pctTime, k.nameId});
+    a.attentionKernelLoaded = r.attentionKernelLoaded;
+    a.warnings = r.warnings;
 
-    // The reference's warnings, in its order and words.
-    const QString given = run.runDirAsGiven;
-    if (!run.kernels.referenceFileFound)
-        a.warnings << QStringLiteral("profile_parser: kernel trace not found at %1").arg(referencePath(given, kKernelFile));
-    else if (run.kernels.referenceFileEmpty)
-        a.warnings << QStringLiteral("profile_parser: empty kernel trace at %1").arg(referencePath(given, kKernelFile));
-    else if (kr.readFailed)
-        a.warnings << QStringLiteral("profile_parser: failed to read kernel trace (%1)").arg(kr.readFailure);
-    if (!run.torch.referenceFileFound)
-        a.warnings << QStringLiteral("profile_parser: torch profile not found at %1").arg(referencePath(given, kTorchFile));
-    else if (tr.readFailed)
-        a.warnings << QStringLiteral("profile_parser: failed to read torch profile (%1)").arg(tr.readFailure);
-    if (!run.smi.referenceFileFound)
-        a.warnings << QStringLiteral("profile_parser: amd-smi telemetry not found at %1").arg(referencePath(given, kSmiFile));
-    else if (sr.fileUnreadable)
-        a.warnings << QStringLiteral("profile_parser: failed to read amd-smi telemetry (%1)").arg(sr.readFailure);
-    else if (sr.noHeader)
-        a.warnings << QStringLiteral("profile_parser: no parseable header in amd-smi telemetry at %1")
-                          .arg(referencePath(given, kSmiFile));
-    else if (sr.readFailed)
-        a.warnings << QStringLiteral("profile_parser: failed to parse amd-smi telemetry (%1)").arg(sr.readFailure);
-
-    a.stepTimeS = orZero(tr.stepTimeSeconds);
-    a.stepTimeSource = tr.stepTimeSeconds ? tr.stepTimeSource : QStringLiteral("not found");
-    a.hostBusyFraction = orZero(tr.hostBusyFraction);
-    a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
-    a.stepsFound = tr.profilerSteps;
+    a.stepTimeS = r.stepTimeS;
+    a.stepTimeSource = r.stepTimeSource;
+    a.hostBusyFraction = r.hostBusyFraction;
+    a.hostBusySource = r.hostBusySource;
+    a.stepsFound = run.torch.reference.profilerSteps;
     a.gpuAgents = kr.agentCount;
-
-    if (sr.gpuUtilPct) {
-        a.gpuUtilPct = *sr.gpuUtilPct;
-        a.gpuUtilSource = QStringLiteral("amd_smi.csv, mean of %1 samples").arg(sr.utilSamples);
-    } else if (kr.rowsUsed == 0 || !tr.stepTimeSeconds || *tr.stepTimeSeconds == 0.0) {
-        a.gpuUtilPct = 0.0;
-        a.gpuUtilSource = QStringLiteral("none (no telemetry, no kernels or no step time)");
-    } else {
-        const double wallNs = *tr.stepTimeSeconds * 1e9;
-        a.gpuUtilPct = wallNs <= 0.0 ? 0.0 : std::min(100.0, double(kr.totalNs) / wallNs * 100.0);
-        a.gpuUtilSource = QStringLiteral("trace-wide kernel time / one step time (reference fallback)");
-    }
-
-    a.tokensPerSec = orZero(tr.tokensPerSec);
-    a.mfuPct = orZero(tr.mfuPct);
-    a.hbmPeakGb = orZero(sr.hbmPeakGb);
-    a.hbmAvgGb = orZero(sr.hbmAvgGb);
-    a.rocmVersion = sr.rocmVersion.isEmpty() ? QJsonValue(QStringLiteral("unknown")) : QJsonValue(sr.rocmVersion);
-    a.pytorchVersion = orUnknown(tr.pytorchVersion);
+    a.gpuUtilPct = r.gpuUtilPct;
+    a.gpuUtilSource = r.gpuUtilSource;
+    a.tokensPerSec = r.tokensPerSec;
+    a.mfuPct = r.mfuPct;
+    a.hbmPeakGb = r.hbmPeakGb;
+    a.hbmAvgGb = r.hbmAvgGb;
+    a.rocmVersion = r.rocmVersion;
+    a.pytorchVersion = r.pytorchVersion;
     a.defaultSteps = 10;
     if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
         a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
@@ -203,12 +139,12 @@ void analyzeReference(RunAnalysis &run)
     in.stepTimeS = a.stepTimeS;
     in.gpuUtilPct = a.gpuUtilPct;
     in.hostBusyFraction = a.hostBusyFraction;
-    in.hbmPeakGb = sr.hbmPeakGb;
-    in.commExcessS = double(a.classTotals.collectiveNs) / 1e9;
-    in.gemmNs = a.classTotals.gemmNs;
-    in.genericGemmNs = a.classTotals.genericGemmNs;
-    in.fp16Ns = a.classTotals.fp16Ns;
-    in.bf16Ns = a.classTotals.bf16Ns;
+    in.hbmPeakGb = r.hbmPeakForBudget;
+    in.commExcessS = double(r.classTotals.collectiveNs) / 1e9;
+    in.gemmNs = r.classTotals.gemmNs;
+    in.genericGemmNs = r.classTotals.genericGemmNs;
+    in.fp16Ns = r.classTotals.fp16Ns;
+    in.bf16Ns = r.classTotals.bf16Ns;
 }
 
 void analyzeWorkbench(RunAnalysis &run)
@@ -316,7 +252,7 @@ void analyzeWorkbench(RunAnalysis &run)
     a.hbmPeakGb = sr.hbmPeakGb.value_or(0.0);
     a.hbmAvgGb = sr.hbmAvgGb.value_or(0.0);
     a.rocmVersion = sr.rocmVersion.isEmpty() ? QJsonValue(QStringLiteral("unknown")) : QJsonValue(sr.rocmVersion);
-    QJsonValue version = orUnknown(tr.pytorchVersion);
+    QJsonValue version = reference::orUnknown(tr.pytorchVersion);
     if (!version.isString())
         version = QStringLiteral("unknown");
     a.pytorchVersion = version;

@@ -4,6 +4,7 @@
 
 #include "amdsmi/smicommon.h"
 #include "reference/amdsmi.h"
+#include "reference/openfailures.h"
 #include "reference/pytext.h"
 #include "workbench/smireader.h"
 
@@ -162,7 +163,7 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
     if (info.isDir()) {
         out.reference.readFailed = true;
         out.reference.fileUnreadable = true;
-        out.reference.readFailure = QStringLiteral("[Errno 21] Is a directory: '%1'").arg(path);
+        out.reference.readFailure = reference::smiOpenFailure(path, true, QString(), nullptr);
         out.diagnostics.push_back({Severity::Error, displayName, 0,
                                    QStringLiteral("is a folder, not a file: no telemetry")});
         return out;
@@ -171,7 +172,7 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
         // The reference would block in open() or read without end here.
         out.reference.readFailed = true;
         out.reference.fileUnreadable = true;
-        out.reference.readFailure = QStringLiteral("'%1' %2").arg(path, problem);
+        out.reference.readFailure = reference::smiOpenFailure(path, false, problem, nullptr);
         out.diagnostics.push_back({Severity::Error, displayName, 0, problem});
         return out;
     }
@@ -179,7 +180,7 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
     if (!file.open(QIODevice::ReadOnly)) {
         out.reference.readFailed = true;
         out.reference.fileUnreadable = true;
-        out.reference.readFailure = file.errorString();
+        out.reference.readFailure = reference::smiOpenFailure(path, false, QString(), &file);
         out.diagnostics.push_back({Severity::Error, displayName, 0,
                                    QStringLiteral("cannot be opened: %1").arg(file.errorString())});
         return out;

@@ -8,6 +8,7 @@
 #include "kernels/celltext.h"
 #include "kernels/namepool.h"
 #include "reference/kernelrows.h"
+#include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
 #include "rocpd/rocpdfile.h"
 #include "rocpdreader.h"
@@ -27,7 +28,6 @@ namespace
 using kernels::Accumulator;
 using kernels::kMaxAgents;
 using kernels::NamePool;
-using kernels::pythonRepr;
 
 const QString kTraceFileName = QStringLiteral("trace.csv");
 const QString kFormat = QStringLiteral("kernel-trace-csv");
@@ -136,7 +136,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     if (fileInfo.isDir()) {
         diags.push_back(
             {Severity::Error, rel, 0, QStringLiteral("is a folder, not a file: no kernel trace can be read from it")});
-        failReference(QStringLiteral("[Errno 21] Is a directory: %1").arg(pythonRepr(path)));
+        failReference(reference::kernelOpenFailure(path, true, QString(), nullptr));
         info.dialect = QStringLiteral("folder");
         m_trace.files.push_back(info);
         return Outcome::Unusable;
@@ -144,7 +144,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     if (const QString problem = specialFileProblem(path); !problem.isEmpty()) {
         diags.push_back({Severity::Error, rel, 0, problem});
         // The reference would block in open() or read without end here; it gets no rows.
-        failReference(QStringLiteral("%1 %2").arg(pythonRepr(path), problem));
+        failReference(reference::kernelOpenFailure(path, false, problem, nullptr));
         info.dialect = QStringLiteral("special file");
         m_trace.files.push_back(info);
         return Outcome::Unusable;
@@ -153,9 +153,7 @@ TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &r
     // Unbuffered: the reader has its own chunk buffer; QIODevice's would only add a copy.
     if (!file.open(QIODevice::ReadOnly | QIODevice::Unbuffered)) {
         diags.push_back({Severity::Error, rel, 0, QStringLiteral("cannot be opened: %1").arg(file.errorString())});
-        const bool denied = file.error() == QFileDevice::OpenError && !fileInfo.isReadable();
-        failReference(denied ? QStringLiteral("[Errno 13] Permission denied: %1").arg(pythonRepr(path))
-                             : QStringLiteral("[Errno 5] %1: %2").arg(file.errorString(), pythonRepr(path)));
+        failReference(reference::kernelOpenFailure(path, false, QString(), &file));
         info.dialect = QStringLiteral("unreadable");
         m_trace.files.push_back(info);
         return Outcome::Unusable;

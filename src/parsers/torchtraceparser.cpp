@@ -3,6 +3,9 @@
 #include "io/regularfile.h"
 #include "kineto/tracediscovery.h"
 #include "kineto/tracereader.h"
+#include "reference/openfailures.h"
+#include "reference/torchconsumer.h"
+#include "workbench/kinetoconsumer.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -24,12 +27,16 @@ namespace {
 
 const QString kTorchFile = QStringLiteral("torch_profile.json");
 
+/// Both readings of every event, the reference's first (its diagnostics come first).
+constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::make,
+                                                    &workbench::KinetoConsumer::make};
+
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)
 {
     TorchTrace out;
     out.referenceFileFound = true;
-    TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, out);
+    TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, kBothReadings, out);
     reader.run();
     return out;
 }
@@ -120,11 +127,8 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     if (referenceExists) {
         // Path.read_text() raises OSError, which the reference catches: a warning, nothing read.
         referenceFailure.readFailed = true;
-        const QString special = specialFileProblem(referencePath);
         referenceFailure.readFailure =
-            referenceInfo.isDir() ? QStringLiteral("[Errno 21] Is a directory: '%1'").arg(referencePath)
-            : !special.isEmpty()  ? QStringLiteral("'%1' %2").arg(referencePath, special)
-                                  : QStringLiteral("[Errno 13] Permission denied: '%1'").arg(referencePath);
+            reference::torchOpenFailure(referencePath, referenceInfo.isDir(), specialFileProblem(referencePath));
     }
 
     // The workbench also takes what tensorboard_trace_handler writes.

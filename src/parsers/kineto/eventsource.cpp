@@ -2,9 +2,6 @@
 // generations of "traceEvents", events, top-level captures), and run(), which drives it all and
 // says where the document breaks.
 #include "kineto/rangejobs.h"
-#include "kineto/tracediscovery.h"
-
-#include <QFileInfo>
 
 #include <algorithm>
 #include <cstring>
@@ -12,13 +9,18 @@
 namespace goblin::kineto {
 
 TraceReader::TraceReader(io::ByteOrigin origin, QString displayName, ReferenceMode mode,
-                         const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes, TorchTrace &out)
+                         const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes,
+                         std::span<const ConsumerMaker> makers, TorchTrace &out)
     : m_origin(std::move(origin)), m_name(std::move(displayName)), m_mode(mode), m_progress(progress),
       m_chunkBytes(chunkFor(m_origin, chunkBytes)), m_rangeBytes(rangeBytes), m_out(out),
       m_pipelineFromOffset(kPipelineAfterChunks * qint64(m_chunkBytes)),
-      m_scanner(*this), m_eventIssues(out.diagnostics, m_name, QStringLiteral("unusable events"))
+      m_scanner(*this), m_eventIssues(out.diagnostics, m_name, QStringLiteral("unusable events")), m_makers(makers)
 {
     m_scanner.setCapturedKeys(kEventKeys, kEventKeyCount);
+    const ConsumerContext context{m_name, m_eventIssues};
+    m_consumers.reserve(makers.size());
+    for (const ConsumerMaker make : makers)
+        m_consumers.push_back(make(context));
 }
 
 TraceReader::~TraceReader()
@@ -173,14 +175,6 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
     }
     if (depth == 0 && m_root == Root::Array)
         m_inEventsArray = false;
-}
-
-const Capture *TraceReader::lastCapture(std::string_view key) const
-{
-    for (auto it = m_captures.rbegin(); it != m_captures.rend(); ++it)
-        if (it->key == key && it->end >= 0)
-            return &*it;
-    return nullptr;
 }
 
 void TraceReader::endRound(bool lastRound)
@@ -346,22 +340,29 @@ void TraceReader::run()
             diag(Severity::Warning, m_traceEventsLine, QStringLiteral("the trace holds no events"));
     }
 
-    finishReference(bom, source.compressed());
-    finishWorkbench();
+    finishConsumers(bom, source.compressed());
+}
 
-    // The GPU timeline: rank from distributedInfo, else from the file name.
-    std::optional<int> rank;
-    if (const Capture *info = lastCapture("distributedInfo"); info && !info->overflow)
-        rank = kineto::rankFromDistributedInfo(info->text);
-    if (!rank)
-        rank = kineto::rankFromFileName(QFileInfo(m_name).fileName());
-    if (m_gpu.unplacedEvents() > 0)
-        diag(Severity::Warning, m_gpu.firstUnplacedLine(),
-             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream (the first at line %2) are "
-                            "left out of the GPU timeline")
-                 .arg(m_gpu.unplacedEvents())
-                 .arg(m_gpu.firstUnplacedLine()));
-    m_out.timeline.files.push_back(m_gpu.finish(QStringLiteral("torch_profile"), m_name, rank));
+void TraceReader::finishConsumers(bool bom, bool compressed)
+{
+    KinetoDocument document;
+    document.name = m_name;
+    document.mode = m_mode;
+    document.bom = bom;
+    document.compressed = compressed;
+    document.invalidUtf8Bytes = m_invalidUtf8Bytes;
+    document.utf8Reason = m_utf8Reason;
+    document.scanner = &m_scanner;
+    document.root = m_root;
+    document.rootKeys = m_rootKeys;
+    document.lastTraceEventsIsList = m_lastTraceEventsIsList;
+    document.lastTraceEventsGeneration = m_lastTraceEventsGeneration;
+    document.events = m_events;
+    document.nonObjectEvents = m_nonObjectEvents;
+    document.unreadableEvents = m_unreadableEvents;
+    document.captures = &m_captures;
+    for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)
+        consumer->finish(document, m_out);
 }
 
 } // namespace goblin::kineto

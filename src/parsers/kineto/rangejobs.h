@@ -42,6 +42,7 @@ struct RangeJobs {
     io::ByteOrigin origin;
     QString name;
     ReferenceMode mode = ReferenceMode::AsJson;
+    std::span<const ConsumerMaker> makers;  // the main reader's: each range gets the same consumers
     size_t chunkBytes = kDefaultChunkBytes;
     std::vector<qint64> starts;  // starts[0] == 0: the main reader's range
     std::vector<Job> jobs;
@@ -82,7 +83,8 @@ struct RangeJobs {
             Job &job = jobs[k];
             try {
                 job.trace = std::make_unique<TorchTrace>();
-                job.reader = std::make_unique<TraceReader>(origin, name, mode, noProgress, chunkBytes, 0, *job.trace);
+                job.reader = std::make_unique<TraceReader>(origin, name, mode, noProgress, chunkBytes, 0, makers,
+                                                           *job.trace);
                 job.reader->runRange(*this, k, job.end);
             } catch (...) {  // out of memory: the main reader reads this range itself
                 job.end = RangeEnd{};

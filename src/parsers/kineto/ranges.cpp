@@ -32,6 +32,7 @@ void TraceReader::planRanges(io::ByteSource &source)
     jobs->origin = m_origin;
     jobs->name = m_name;
     jobs->mode = m_mode;
+    jobs->makers = m_makers;
     jobs->chunkBytes = m_chunkBytes;
     jobs->jobs.resize(jobs->starts.size());
     m_rangeStart1 = jobs->starts[1];
@@ -120,31 +121,12 @@ bool TraceReader::joinRanges(io::ByteSource &source)
 
 void TraceReader::absorb(TraceReader &range)
 {
-    const reference::ReferenceEvents &r = range.m_ref;
-    if (r.generation >= 0) {
-        if (m_ref.generation != m_generation) {
-            m_ref = reference::ReferenceEvents{};
-            m_ref.generation = m_generation;
-        }
-        m_ref.merge(r);
-    }
     m_events += range.m_events;
     m_nonObjectEvents += range.m_nonObjectEvents;
     m_unreadableEvents += range.m_unreadableEvents;
-    m_sawOperatorCategory = m_sawOperatorCategory || range.m_sawOperatorCategory;
-    m_steps.insert(m_steps.end(), range.m_steps.begin(), range.m_steps.end());
-    m_stepDurationSumNs += range.m_stepDurationSumNs;
-    m_busy.insert(m_busy.end(), range.m_busy.begin(), range.m_busy.end());
-    m_wait.insert(m_wait.end(), range.m_wait.begin(), range.m_wait.end());
-    m_spanBeginNs = std::min(m_spanBeginNs, range.m_spanBeginNs);
-    m_spanEndNs = std::max(m_spanEndNs, range.m_spanEndNs);
-    m_gpuLaneSteps += range.m_gpuLaneSteps;
-    m_badTimeEvents += range.m_badTimeEvents;
-    m_cpuOps += range.m_cpuOps;
-    m_optimizerSteps += range.m_optimizerSteps;
-    m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
-    m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
-    m_gpu.absorb(std::move(range.m_gpu));
+    // The range's consumers were made by the same makers, in the same order.
+    for (size_t i = 0; i < m_consumers.size(); ++i)
+        m_consumers[i]->absorb(*range.m_consumers[i], m_generation);
 }
 
 void TraceReader::releaseBuffers()
@@ -226,14 +208,14 @@ void TraceReader::runRange(RangeJobs &jobs, size_t index, RangeEnd &end)
         }
     }
     finishPipeline();
-    // Unions are all the intervals are used for: merged here, on this range's thread, they are
-    // fewer to hand over.
-    workbench::mergeIntervals(m_busy);
-    workbench::mergeIntervals(m_wait);
-    m_gpu.compact();
-    end.usable = ended && !jobs.cancel && !m_ref.orderSensitive && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
+    bool consumersSafe = true;
+    for (const std::unique_ptr<EventConsumer> &consumer : m_consumers) {
+        consumer->finishRange();  // on this range's thread: less to hand over
+        consumersSafe = consumersSafe && consumer->rangeSafe();
+    }
+    end.usable = ended && !jobs.cancel && consumersSafe && m_out.diagnostics.empty() && m_eventIssues.count() == 0 &&
                  m_invalidUtf8Bytes == 0 && m_unreadableEvents == 0 && m_scanner.nonStandardLiterals() == 0 &&
-                 source.problem().isEmpty() && m_gpu.unplacedEvents() == 0;  // (its lines count from the range)
+                 source.problem().isEmpty();  // (its lines count from the range)
     releaseBuffers();
     m_pending.clear();
     m_fastFields.clear();

@@ -5,18 +5,16 @@
 ///   kineto/utf8repair.cpp    strict UTF-8 check, '?' repair, Python's decode-error text
 ///   kineto/pipeline.cpp      thread B: batches parsed by simdjson, diagnostics kept in order
 ///   kineto/ranges.cpp        byte ranges read on helper threads, merged along confirmed cuts
-///   workbench/kinetoevents.cpp  one event as both readings interpret it
-///   workbench/kinetoreading.cpp the workbench's TorchReading
-///   reference/torchreading.cpp  the reference's TorchReading
+///   kineto/events.cpp        one event's members collected, typed once, fanned out to the consumers
+/// The readings of the events are consumers (kineto/eventconsumer.h), made by the makers the entry
+/// passes: the reference's (reference/torchconsumer) and the workbench's (workbench/kinetoconsumer).
 
 #include "diagnostic.h"
 #include "io/bytesource.h"
 #include "kineto/batch.h"
-#include "kineto/gpuevents.h"
-#include "reference/torchpasses.h"
+#include "kineto/eventconsumer.h"
 #include "syntax/jsonscanner.h"
 #include "torchtraceparser.h"
-#include "workbench/intervals.h"
 
 #include <simdjson.h>
 
@@ -26,6 +24,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,16 +44,6 @@ constexpr size_t kSimdjsonMaxDepth = 1024;
 /// elements of "traceEvents", parsed concurrently (see TraceReader::runRange()).
 constexpr qint64 kDefaultRangeBytes = TorchReadPlan{}.rangeBytes;  // 32 MB
 
-/// A top-level value kept as text (metadata, distributedInfo, …), read once the document ends.
-struct Capture {
-    std::string key;
-    qint64 begin = 0;
-    qint64 end = -1;
-    qint64 line = 0;
-    std::string text;
-    bool overflow = false;
-};
-
 inline bool isCapturedKey(std::string_view key)
 {
     return key == "metadata" || key == "tokens_per_sec" || key == "mfu_pct" || key == "step_time_seconds" ||
@@ -71,16 +60,12 @@ struct RangeEnd {
 
 struct RangeJobs;
 
-enum class ReferenceMode {
-    AsJson,        ///< the reference reads these (decompressed) bytes as torch_profile.json
-    CrashesOnGzip, ///< the file is torch_profile.json itself: gzip bytes make read_text() fail
-};
-
 class TraceReader final : public JsonScanner::Sink
 {
 public:
+    /// `makers` make this reader's consumers (and those of its byte ranges); they must outlive it.
     TraceReader(io::ByteOrigin origin, QString displayName, ReferenceMode mode, const ProgressCallback &progress,
-                size_t chunkBytes, qint64 rangeBytes, TorchTrace &out);
+                size_t chunkBytes, qint64 rangeBytes, std::span<const ConsumerMaker> makers, TorchTrace &out);
 
     ~TraceReader() override;
 
@@ -112,7 +97,7 @@ public:
     void valueEnd(int depth, qint64 endOffset, bool sawBackslash) override;
 
 private:
-    enum class Root { Unknown, Object, Array, Scalar };
+    using Root = DocumentRoot;
 
     void diag(Severity severity, qint64 line, const QString &message)
     {
@@ -140,10 +125,8 @@ private:
     void handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd);
     static bool collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
                               EventFields &fields);
+    // Types the event's members once and hands it to every consumer, in order.
     void applyEvent(const EventFields &fields, const EventSpan &span);
-    // The GPU timeline's share of a complete event with a string name and category.
-    void collectTimeline(const EventFields &fields, const EventSpan &span, std::string_view catText,
-                         std::string_view nameText, qint64 begin, qint64 end);
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
     void endRound(bool lastRound);
@@ -155,9 +138,7 @@ private:
     bool reportProgress(qint64 done);
     void absorb(TraceReader &range);
     void releaseBuffers();
-    void finishReference(bool bom, bool compressed);
-    void finishWorkbench();
-    const Capture *lastCapture(std::string_view key) const;
+    void finishConsumers(bool bom, bool compressed);
 
     io::ByteOrigin m_origin;
     QString m_name;
@@ -208,29 +189,15 @@ private:
     size_t m_scratchSize = 0;
     bool m_batchError = false;  // set by handleEvent when simdjson refuses the event
 
-    // Aggregates.
-    reference::ReferenceEvents m_ref;
+    // Counts of the core; the readings are the consumers'.
     qint64 m_events = 0;
     qint64 m_nonObjectEvents = 0;
     qint64 m_unreadableEvents = 0;
-    bool m_sawOperatorCategory = false;
-    workbench::Intervals m_steps;
-    qint64 m_stepDurationSumNs = 0;
-    workbench::Intervals m_busy;
-    workbench::Intervals m_wait;
-    qint64 m_spanBeginNs = std::numeric_limits<qint64>::max();
-    qint64 m_spanEndNs = std::numeric_limits<qint64>::min();
-    qint64 m_gpuLaneSteps = 0;
-    qint64 m_badTimeEvents = 0;
-    qint64 m_cpuOps = 0;
-    qint64 m_optimizerSteps = 0;
-    std::vector<qint64> m_runtimeStarts;
-    std::vector<std::vector<qint64>> m_rangeRuntimeStarts;  // those of the ranges, moved, not copied
-    qint64 m_nonFiniteTimeEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
-    kineto::GpuEventCollector m_gpu;  // the GPU timeline (src/parsers/kineto/gpuevents.h)
     // The event being applied; a member so that its 7 tokens are not zeroed for every event.
     EventFields m_fields;
+    std::span<const ConsumerMaker> m_makers;
+    std::vector<std::unique_ptr<EventConsumer>> m_consumers;  // one per maker, in the makers' order
 
     // Byte ranges.
     std::unique_ptr<RangeJobs> m_ranges;  // while the main reader has not reached range 1

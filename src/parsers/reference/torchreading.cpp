@@ -1,11 +1,17 @@
 // The reference's TorchReading (_read_torch_profile of profile_parser.py): where Python would
 // crash, the metadata through _coerce_float, else the passes over the last "traceEvents".
-#include "kineto/tracereader.h"
+#include "reference/torchconsumer.h"
 
 #include "reference/pyjson.h"
+#include "syntax/jsonscanner.h"
 #include "syntax/objectmembers.h"
+#include "torchtraceparser.h"
 
-namespace goblin::kineto {
+namespace goblin::reference {
+
+using kineto::Capture;
+using kineto::DocumentRoot;
+using kineto::ReferenceMode;
 
 namespace {
 
@@ -18,18 +24,18 @@ constexpr size_t kPythonMaxNesting = 993;
 
 } // namespace
 
-using reference::coerceFloat;
-using reference::pythonTruthy;
-using reference::toQJsonValue;
-
-void TraceReader::finishReference(bool bom, bool compressed)
+void TorchConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
 {
-    TorchReading &r = m_out.reference;
+    auto diag = [&](Severity severity, qint64 line, const QString &message) {
+        out.diagnostics.push_back({severity, document.name, line, message});
+    };
+    const JsonScanner &scanner = *document.scanner;
+    TorchReading &r = out.reference;
     auto crash = [&](const QString &what) {
         r.readFailed = true;
         r.readFailure = QStringLiteral("the reference would crash here: %1").arg(what);
     };
-    if (m_mode == ReferenceMode::CrashesOnGzip && compressed) {
+    if (document.mode == ReferenceMode::CrashesOnGzip && document.compressed) {
         diag(Severity::Warning, 0,
              QStringLiteral("the file is gzip-compressed although it is named .json: the workbench decompresses it, "
                             "the reference would crash reading it as text"));
@@ -37,37 +43,37 @@ void TraceReader::finishReference(bool bom, bool compressed)
                              "byte (the file is gzip-compressed; read_text() does not decompress)"));
         return;
     }
-    if (m_invalidUtf8Bytes > 0) {
-        crash(QStringLiteral("UnicodeDecodeError: %1").arg(m_utf8Reason));
+    if (document.invalidUtf8Bytes > 0) {
+        crash(QStringLiteral("UnicodeDecodeError: %1").arg(document.utf8Reason));
         return;
     }
-    if (bom) {
+    if (document.bom) {
         r.readFailed = true;
         r.readFailure = QStringLiteral("Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)");
         return;
     }
-    if (m_scanner.maxDepthSeen() > kPythonMaxNesting) {
+    if (scanner.maxDepthSeen() > kPythonMaxNesting) {
         crash(QStringLiteral("RecursionError: maximum recursion depth exceeded while decoding a JSON array from a "
                              "unicode string (nesting %1 levels deep)")
-                  .arg(m_scanner.maxDepthSeen()));
+                  .arg(scanner.maxDepthSeen()));
         diag(Severity::Warning, 0,
              QStringLiteral("JSON nested %1 levels deep: the reference (Python's json, at most %2 levels) would crash "
                             "on this file")
-                 .arg(m_scanner.maxDepthSeen())
+                 .arg(scanner.maxDepthSeen())
                  .arg(kPythonMaxNesting));
         return;
     }
-    if (m_scanner.failed()) {
+    if (scanner.failed()) {
         r.readFailed = true;
-        r.readFailure = syntax::pythonJsonMessage(m_scanner.errorMessage(), m_scanner.errorLine(), m_scanner.errorColumn(),
-                                          m_scanner.errorOffset());
+        r.readFailure = syntax::pythonJsonMessage(scanner.errorMessage(), scanner.errorLine(), scanner.errorColumn(),
+                                          scanner.errorOffset());
         return;
     }
-    if (m_root != Root::Object)
+    if (document.root != DocumentRoot::Object)
         return;  // isinstance(data, dict) fails: metadata and events are None
 
     bool overflow = false;
-    if (const Capture *meta = lastCapture("metadata")) {
+    if (const Capture *meta = document.lastCapture("metadata")) {
         if (meta->overflow) {
             diag(Severity::Warning, meta->line,
                  QStringLiteral("the reference reading ignores the oversized \"metadata\" and may differ"));
@@ -97,10 +103,10 @@ void TraceReader::finishReference(bool bom, bool compressed)
         diag(Severity::Warning, 0, QStringLiteral("a metadata number is too large for a double: the reference would crash"));
         return;
     }
-    if (!m_lastTraceEventsIsList)
+    if (!document.lastTraceEventsIsList)
         return;
-    const reference::ReferenceEvents empty;
-    const reference::ReferenceEvents &events = m_ref.generation == m_lastTraceEventsGeneration ? m_ref : empty;
+    const ReferenceEvents empty;
+    const ReferenceEvents &events = m_ref.generation == document.lastTraceEventsGeneration ? m_ref : empty;
     if (!r.stepTimeSeconds) {
         if (events.stepPassOverflow) {
             r = TorchReading{};
@@ -132,4 +138,4 @@ void TraceReader::finishReference(bool bom, bool compressed)
     }
 }
 
-} // namespace goblin::kineto
+} // namespace goblin::reference

@@ -1,25 +1,27 @@
 // The workbench's TorchReading: dialect, metadata (and the loose top-level keys of the same
 // names), step time from ProfilerStep windows, host busy from the union of CPU operators.
-#include "kineto/tracereader.h"
+#include "workbench/kinetoconsumer.h"
 
+#include "kineto/tracediscovery.h"
+#include "pynumber.h"
 #include "syntax/objectmembers.h"
+#include "torchtraceparser.h"
 
+#include <QFileInfo>
 #include <QJsonValue>
 
 #include <algorithm>
 #include <cmath>
 
-namespace goblin::kineto {
+namespace goblin::workbench {
 
+using kineto::Capture;
+using kineto::DocumentRoot;
+using kineto::KinetoDocument;
 using syntax::classify;
 using syntax::ObjectMembers;
 using syntax::PyValue;
 using syntax::stringValue;
-using workbench::Interval;
-using workbench::Intervals;
-using workbench::intersectIntervals;
-using workbench::measure;
-using workbench::mergeIntervals;
 
 namespace {
 
@@ -30,16 +32,40 @@ struct MetadataNumber {
 
 } // namespace
 
-void TraceReader::finishWorkbench()
+void KinetoConsumer::finish(const KinetoDocument &document, TorchTrace &out)
 {
-    TorchReading &w = m_out.workbench;
-    InputFileInfo &info = m_out.file;
-    info.rowsRead = m_events;
-    info.rowsSkipped = m_nonObjectEvents + m_unreadableEvents + m_badTimeEvents;
-    const bool hasBaseTime = m_rootKeys.contains(QStringLiteral("baseTimeNanoseconds"));
-    if (m_root == Root::Unknown || m_root == Root::Scalar)
+    finishReading(document, out);
+
+    // The GPU timeline: rank from distributedInfo, else from the file name.
+    std::optional<int> rank;
+    if (const Capture *info = document.lastCapture("distributedInfo"); info && !info->overflow)
+        rank = kineto::rankFromDistributedInfo(info->text);
+    if (!rank)
+        rank = kineto::rankFromFileName(QFileInfo(document.name).fileName());
+    if (m_gpu.unplacedEvents() > 0)
+        out.diagnostics.push_back(
+            {Severity::Warning, document.name, m_gpu.firstUnplacedLine(),
+             QStringLiteral("%1 GPU event(s) without a usable args.device and args.stream (the first at line %2) are "
+                            "left out of the GPU timeline")
+                 .arg(m_gpu.unplacedEvents())
+                 .arg(m_gpu.firstUnplacedLine())});
+    out.timeline.files.push_back(m_gpu.finish(QStringLiteral("torch_profile"), document.name, rank));
+}
+
+void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &out)
+{
+    auto diag = [&](Severity severity, qint64 line, const QString &message) {
+        out.diagnostics.push_back({severity, document.name, line, message});
+    };
+    auto lastCapture = [&](std::string_view key) { return document.lastCapture(key); };
+    TorchReading &w = out.workbench;
+    InputFileInfo &info = out.file;
+    info.rowsRead = document.events;
+    info.rowsSkipped = document.nonObjectEvents + document.unreadableEvents + m_badTimeEvents;
+    const bool hasBaseTime = document.rootKeys.contains(QStringLiteral("baseTimeNanoseconds"));
+    if (document.root == DocumentRoot::Unknown || document.root == DocumentRoot::Scalar)
         info.dialect = QStringLiteral("not a trace");
-    else if (m_root == Root::Array)
+    else if (document.root == DocumentRoot::Array)
         info.dialect = QStringLiteral("legacy top-level array (torch 1.x without Kineto)");
     else if (m_sawOperatorCategory)
         info.dialect = QStringLiteral("Kineto 2021 (Operator categories)");
@@ -47,8 +73,9 @@ void TraceReader::finishWorkbench()
         info.dialect = QStringLiteral("Kineto 2024+ (baseTimeNanoseconds, relative µs)");
     else
         info.dialect = QStringLiteral("Kineto (absolute µs timestamps)");
-    if (m_nonObjectEvents > 0)
-        diag(Severity::Warning, 0, QStringLiteral("%1 entries of traceEvents are not objects; skipped").arg(m_nonObjectEvents));
+    if (document.nonObjectEvents > 0)
+        diag(Severity::Warning, 0,
+             QStringLiteral("%1 entries of traceEvents are not objects; skipped").arg(document.nonObjectEvents));
 
     // Metadata: the "metadata" object (read by the reference) and top-level keys of the same name,
     // which prof.add_metadata_json() writes and the reference never looks at.
@@ -292,11 +319,11 @@ void TraceReader::finishWorkbench()
                                           "excluded) / %2")
                                .arg(cpuOps)
                                .arg(windowText);
-    } else if (m_events > 0) {
+    } else if (document.events > 0) {
         diag(Severity::Warning, 0,
              QStringLiteral("no CPU operator events (cat cpu_op or Operator) and no metadata host_busy_fraction: "
                             "host busy is unknown"));
     }
 }
 
-} // namespace goblin::kineto
+} // namespace goblin::workbench

@@ -1,0 +1,126 @@
+// One trace event: its seven members collected (from simdjson, or located by JsonScanner), typed
+// once as json.loads types them, and handed to every consumer in document order.
+#include "kineto/tracereader.h"
+
+#include "syntax/jsontoken.h"
+
+#include <cstring>
+
+namespace goblin::kineto {
+
+using syntax::classify;
+using syntax::PyValue;
+
+namespace {
+
+/// Does the raw key (bytes after the opening quote, no escapes in this event) equal `key`?
+template <size_t N>
+inline bool rawKeyIs(const char *raw, const char (&key)[N])
+{
+    return std::memcmp(raw, key, N - 1) == 0 && raw[N - 1] == '"';
+}
+
+} // namespace
+
+bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes, const char *eventEnd,
+                                EventFields &fields)
+{
+    for (auto fieldResult : object) {
+        simdjson::ondemand::field field;
+        if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
+            return false;
+        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid
+        if (!escapes) {
+            const char *raw = field.key().raw();
+            switch (raw[0]) {
+            case 'p': which = rawKeyIs(raw, "ph") ? 0 : rawKeyIs(raw, "pid") ? kPidKey : -1; break;
+            case 'a': which = rawKeyIs(raw, "args") ? kArgsKey : -1; break;
+            case 'c': which = rawKeyIs(raw, "cat") ? 1 : -1; break;
+            case 'n': which = rawKeyIs(raw, "name") ? 2 : -1; break;
+            case 't': which = rawKeyIs(raw, "ts") ? 3 : -1; break;
+            case 'd': which = rawKeyIs(raw, "dur") ? 4 : -1; break;
+            default: break;
+            }
+        } else {
+            // Resolved by hand: simdjson rejects lone surrogates (\ud800) that Python keeps.
+            const char *raw = field.key().raw();
+            size_t length = 0;
+            while (raw[length] != '"')
+                length += raw[length] == '\\' ? 2 : 1;
+            const std::string key = JsonScanner::unescape(std::string_view(raw, length));
+            which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4
+                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : -1;
+        }
+        if (which >= 0) {
+            // Later duplicates win, as in a Python dict.
+            fields.token[which] = field.value().raw_json_token();
+            fields.have |= quint8(1u << which);
+            if (which == kArgsKey && !fields.token[which].empty() && fields.token[which][0] == '{')
+                fields.token[which] = std::string_view(fields.token[which].data(),
+                                                       size_t(eventEnd - fields.token[which].data()));
+        }
+        // The value is skipped by the next iteration.
+    }
+    return true;
+}
+
+void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan &span, const char *eventEnd)
+{
+    EventFields &fields = m_fields;
+    fields.have = 0;
+    if (!collectFields(object, span.escapes, eventEnd, fields)) {
+        m_batchError = true;
+        return;
+    }
+    applyEvent(fields, span);
+}
+
+void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
+{
+    const std::string_view phToken = fields.token[0], catToken = fields.token[1], nameToken = fields.token[2],
+                           tsToken = fields.token[3], durToken = fields.token[4];
+    const bool havePh = fields.have & 1u, haveCat = fields.have & 2u, haveName = fields.have & 4u,
+               haveTs = fields.have & 8u, haveDur = fields.have & 16u;
+    // Typed in place: the event is built once, on the stack, and read by every consumer.
+    KinetoEvent event{fields,
+                      span,
+                      havePh ? classify(phToken) : PyValue{},
+                      haveCat ? classify(catToken) : PyValue{},
+                      haveName ? classify(nameToken) : PyValue{},
+                      haveTs ? classify(tsToken) : PyValue{},
+                      haveDur ? classify(durToken) : PyValue{},
+                      {},
+                      {},
+                      {}};
+    // Strings stay views into the buffer unless this event has escapes to resolve.
+    if (event.name.isString()) {
+        if (span.escapes) {
+            m_nameText = syntax::stringValue(event.name);
+            event.nameText = m_nameText;
+        } else {
+            event.nameText = event.name.rawBody();
+        }
+    }
+    if (event.cat.isString()) {
+        if (span.escapes) {
+            m_catText = syntax::stringValue(event.cat);
+            event.catText = m_catText;
+        } else {
+            event.catText = event.cat.rawBody();
+        }
+    }
+    if (event.ph.isString()) {
+        if (span.escapes) {
+            m_phText = syntax::stringValue(event.ph);
+            event.phText = m_phText;
+        } else {
+            event.phText = event.ph.rawBody();
+        }
+    }
+
+    ++m_events;
+    for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)
+        consumer->onEvent(event);
+}
+
+} // namespace goblin::kineto
