@@ -101,6 +101,9 @@ struct RunAnalysis {
     Diagnostics diagnostics;  ///< all parser diagnostics plus the engine's "profiles differ" notes
     TimelineAnalysis kernelTimeline;  ///< what kernels.timeline measured (rocpd / kernel-trace CSV)
     TimelineAnalysis torchTimeline;   ///< what torch.timeline measured (the torch trace's GPU events)
+    /// Set by the loader when it measured a timeline on the thread that parsed it, overlapping the
+    /// other parsers (prepareTimelines() then keeps it instead of measuring it again).
+    bool kernelTimelineMeasured = false, torchTimelineMeasured = false;
     /// The workbench's kernel list (kernels.names / kernels.workbench) was built from the torch
     /// trace's kernel events because no kernel trace had any (the reference reads none).
     bool kernelsFromTorchTimeline = false;

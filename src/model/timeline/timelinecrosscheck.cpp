@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 namespace goblin {
 
@@ -16,24 +17,23 @@ struct FileSpan {
     bool valid() const { return last >= first; }
 };
 
-FileSpan kernelSpan(const GpuTimelineFile &file)
+FileSpan kernelSpan(const TimelineAnalysis &analysis, std::size_t fileIndex)
 {
     FileSpan s;
-    for (const GpuDeviceTimeline &dev : file.devices)
-        for (const GpuEvent &e : dev.events)
-            if (e.kind == GpuEventKind::Kernel) {
-                s.first = std::min(s.first, e.startNs);
-                s.last = std::max(s.last, std::max(e.startNs, e.endNs));
-            }
+    if (fileIndex < analysis.files.size() && analysis.files[fileIndex].kernels > 0) {
+        s.first = analysis.files[fileIndex].kernelFirstNs;
+        s.last = analysis.files[fileIndex].kernelLastNs;
+    }
     return s;
 }
 
-TimelineWindowCounts countIn(const GpuTimeline &timeline, qint64 windowNs, const KernelPatternTable &table)
+TimelineWindowCounts countIn(const CrossCheckSide &side, qint64 windowNs, const KernelPatternTable &table)
 {
     TimelineWindowCounts c;
     c.windowNs = windowNs;
-    for (const GpuTimelineFile &file : timeline.files) {
-        const FileSpan span = kernelSpan(file);
+    for (std::size_t fi = 0; fi < side.timeline.files.size(); ++fi) {
+        const GpuTimelineFile &file = side.timeline.files[fi];
+        const FileSpan span = kernelSpan(side.analysis, fi);
         if (!span.valid())
             continue;
         const KernelClasses classes = classifyKernels(file.names, table);
@@ -80,26 +80,28 @@ QString relative(double a, double b)
 
 } // namespace
 
-TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QString &kernelTraceName,
-                                       const GpuTimeline &torchTrace, const QString &torchTraceName, double tolerance)
+TimelineCrossCheck crossCheckTimelines(const CrossCheckSide &kernelTrace, const CrossCheckSide &torchTrace,
+                                       double tolerance)
 {
     TimelineCrossCheck out;
     qint64 window = std::numeric_limits<qint64>::max();
     int filesA = 0, filesB = 0;
-    for (const GpuTimeline *tl : {&kernelTrace, &torchTrace})
-        for (const GpuTimelineFile &file : tl->files) {
-            const FileSpan s = kernelSpan(file);
+    for (const CrossCheckSide *side : {&kernelTrace, &torchTrace})
+        for (std::size_t fi = 0; fi < side->timeline.files.size(); ++fi) {
+            const FileSpan s = kernelSpan(side->analysis, fi);
             if (!s.valid())
                 continue;
             window = std::min(window, s.last - s.first);
-            (tl == &kernelTrace ? filesA : filesB) += 1;
+            (side == &kernelTrace ? filesA : filesB) += 1;
         }
     if (filesA == 0 || filesB == 0)
         return out;
     out.compared = true;
     const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
+    // The two counts are independent passes over a million events each: one on another thread.
+    std::thread other([&] { out.torchTrace = countIn(torchTrace, window, table); });
     out.kernelTrace = countIn(kernelTrace, window, table);
-    out.torchTrace = countIn(torchTrace, window, table);
+    other.join();
 
     struct Row {
         const char *what;
@@ -118,9 +120,9 @@ TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QSt
     const QString perDevice = devicesA == devicesB ? QString()
                                                    : QStringLiteral(" (per device: %1 device(s) in %2, %3 in %4)")
                                                          .arg(out.kernelTrace.devices)
-                                                         .arg(kernelTraceName)
+                                                         .arg(kernelTrace.name)
                                                          .arg(out.torchTrace.devices)
-                                                         .arg(torchTraceName);
+                                                         .arg(torchTrace.name);
     int disagreements = 0;
     for (const Row &r : rows) {
         const bool calls = differs(double(r.a.calls) / devicesA, double(r.b.calls) / devicesB, 1.0);
@@ -129,26 +131,26 @@ TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QSt
             continue;
         ++disagreements;
         out.diagnostics.push_back(
-            {Severity::Warning, torchTraceName, 0,
+            {Severity::Warning, torchTrace.name, 0,
              QStringLiteral("%1 disagree between %2 and the torch trace's GPU events in the %3 both cover (each "
                             "aligned on its first kernel): %4 calls / %5 in %2, %6 calls / %7 in %8 (calls %9, time "
                             "%10 relative to %2)")
-                 .arg(QLatin1String(r.what), kernelTraceName, describeNs(window))
+                 .arg(QLatin1String(r.what), kernelTrace.name, describeNs(window))
                  .arg(r.a.calls)
                  .arg(describeNs(r.a.ns))
                  .arg(r.b.calls)
-                 .arg(describeNs(r.b.ns), torchTraceName,
+                 .arg(describeNs(r.b.ns), torchTrace.name,
                       relative(double(r.b.calls) / devicesB, double(r.a.calls) / devicesA),
                       relative(double(r.b.ns) / devicesB, double(r.a.ns) / devicesA)) +
                  perDevice});
     }
     out.diagnostics.insert(
         out.diagnostics.begin(),
-        {Severity::Info, torchTraceName, 0,
+        {Severity::Info, torchTrace.name, 0,
          QStringLiteral("cross-check of %1 (%2 file(s)) and the torch trace's GPU events (%3 file(s)) over the first "
                         "%4 after each file's first kernel (the clocks differ, so each is aligned on its own first "
                         "kernel): %5 vs %6 kernels, %7 vs %8 of kernel time; %9")
-             .arg(kernelTraceName)
+             .arg(kernelTrace.name)
              .arg(filesA)
              .arg(filesB)
              .arg(describeNs(window))

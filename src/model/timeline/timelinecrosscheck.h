@@ -4,6 +4,7 @@
 
 #include "diagnostic.h"
 #include "gputimeline.h"
+#include "timelineanalysis.h"
 
 namespace goblin {
 
@@ -31,8 +32,14 @@ struct TimelineCrossCheck {
 /// both timelines. Kernels starting in the window are counted (all devices, all files) by
 /// class (collective, GEMM, other: the workbench's patterns). A class disagrees when its
 /// count or its time differ by more than `tolerance` (relative) and more than 1 call / 1 µs.
-TimelineCrossCheck crossCheckTimelines(const GpuTimeline &kernelTrace, const QString &kernelTraceName,
-                                       const GpuTimeline &torchTrace, const QString &torchTraceName,
+/// One side of the check: the timeline, what analyzeTimeline() measured of it (its files' kernel
+/// spans, so they are not searched again) and the name diagnostics give it.
+struct CrossCheckSide {
+    const GpuTimeline &timeline;
+    const TimelineAnalysis &analysis;
+    QString name;
+};
+TimelineCrossCheck crossCheckTimelines(const CrossCheckSide &kernelTrace, const CrossCheckSide &torchTrace,
                                        double tolerance = 0.02);
 
 } // namespace goblin

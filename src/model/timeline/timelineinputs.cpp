@@ -25,8 +25,10 @@ const TimelineAnalysis *kernelSourceTimeline(const RunAnalysis &run)
 
 void prepareTimelines(RunAnalysis &run)
 {
-    run.kernelTimeline = analyzeTimeline(run.kernels.timeline);
-    run.torchTimeline = analyzeTimeline(run.torch.timeline);
+    if (!run.kernelTimelineMeasured)
+        run.kernelTimeline = analyzeTimeline(run.kernels.timeline);
+    if (!run.torchTimelineMeasured)
+        run.torchTimeline = analyzeTimeline(run.torch.timeline);
     for (const TimelineAnalysis *a : {&run.kernelTimeline, &run.torchTimeline})
         run.diagnostics.insert(run.diagnostics.end(), a->problems.begin(), a->problems.end());
 
@@ -59,8 +61,9 @@ void prepareTimelines(RunAnalysis &run)
 
     if (run.kernelTimeline.hasKernels() && run.torchTimeline.hasKernels()) {
         const QString kernelName = firstFileOf(run.kernels.timeline);
-        const TimelineCrossCheck check = crossCheckTimelines(run.kernels.timeline, kernelName, run.torch.timeline,
-                                                             firstFileOf(run.torch.timeline));
+        const TimelineCrossCheck check =
+            crossCheckTimelines({run.kernels.timeline, run.kernelTimeline, kernelName},
+                                {run.torch.timeline, run.torchTimeline, firstFileOf(run.torch.timeline)});
         run.diagnostics.insert(run.diagnostics.end(), check.diagnostics.begin(), check.diagnostics.end());
     }
 }

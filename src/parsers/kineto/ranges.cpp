@@ -22,7 +22,11 @@ void TraceReader::planRanges(io::ByteSource &source)
         return;
     auto jobs = std::make_unique<RangeJobs>();
     jobs->starts.push_back(0);
-    for (qint64 nominal = m_rangeBytes; nominal + m_rangeBytes / 2 <= source.fileSize(); nominal += m_rangeBytes) {
+    // The last few ranges are smaller (a quarter): the threads then finish within a small range
+    // of each other instead of one waiting up to a whole range for the other.
+    const qint64 size = source.fileSize();
+    const auto stepAt = [&](qint64 at) { return size - at > 3 * m_rangeBytes ? m_rangeBytes : std::max<qint64>(1, m_rangeBytes / 4); };
+    for (qint64 nominal = m_rangeBytes; nominal + stepAt(nominal) / 2 <= size; nominal += stepAt(nominal)) {
         const qint64 start = io::findElementStart(source, nominal);
         if (start > jobs->starts.back())
             jobs->starts.push_back(start);
