@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include "syntax/bytesearch.h"  // countNewlines
 
 namespace goblin::kineto {
 
@@ -201,7 +202,7 @@ void TraceReader::endRound(bool lastRound)
         keep = std::min(keep, m_current.begin);
     keep = std::min(keep, m_utf8From);
     if (m_scanner.failed())
-        m_lineAtBase += std::count(at(m_bufBase), at(keep), '\n');
+        m_lineAtBase += syntax::countNewlines(at(m_bufBase), at(keep));
     if (haveEvents) {
         submitBatch(keep, std::move(beforeEvents), lastRound);
     } else {
@@ -270,7 +271,7 @@ void TraceReader::run()
             if (m_scanner.feed(at(newFrom), n) == JsonScanner::Status::Error) {
                 // From here on the rest of the file is only checked for UTF-8 (Python decodes the
                 // whole file before parsing), so lines are counted here instead of by the scanner.
-                m_lineAtBase = m_scanner.stopLine() - std::count(at(m_bufBase), at(m_scanner.stopOffset()), '\n');
+                m_lineAtBase = m_scanner.stopLine() - syntax::countNewlines(at(m_bufBase), at(m_scanner.stopOffset()));
             }
         }
         endRound(shortRead);
