@@ -237,6 +237,7 @@ private slots:
     void badInputIsDiagnosed();
     void utf8ErrorsReadAsPythonInEveryChunking_data();
     void utf8ErrorsReadAsPythonInEveryChunking();
+    void capturedTextIsRepairedInEveryChunking();
     void deepNestingDoesNotCrash();
     void truncatedTraceIsSalvaged_data();
     void truncatedTraceIsSalvaged();
@@ -755,6 +756,30 @@ void TestTorchTraceParser::utf8ErrorsReadAsPythonInEveryChunking()
         QVERIFY2(t.reference.readFailed, qPrintable(QStringLiteral("chunk %1").arg(chunk)));
         QVERIFY2(t.reference.readFailure.contains(message),
                  qPrintable(QStringLiteral("chunk %1: %2").arg(chunk).arg(t.reference.readFailure)));
+    }
+}
+
+// A top-level value kept as text (metadata) gets the '?' repair of bytes that are not UTF-8
+// whatever the chunking: a round used to copy into it the bytes of a sequence its end cut off,
+// before they were checked (fuzz_torchtrace, F6: tests/data/fuzz-regressions/torchtrace/crash-capture-unrepaired-*).
+void TestTorchTraceParser::capturedTextIsRepairedInEveryChunking()
+{
+    const QByteArray document = "{\"metadata\": {\"tokens_per_sec\": \"12\xe2x\xf0\x9f\xc4\x80y\xe2\x82\"}, \"traceEvents\": "
+                                "[{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 5}]}";
+    const auto lines = [](const TorchTrace &t) {
+        QStringList out;
+        for (const Diagnostic &d : t.diagnostics)
+            out << QStringLiteral("%1:%2").arg(d.line).arg(d.message);
+        out.sort();
+        return out;
+    };
+    const TorchTrace whole = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"));
+    const QStringList expected = lines(whole);
+    QVERIFY2(expected.join(QLatin1Char('\n')).contains(QString::fromUtf8("tokens_per_sec is the string \"12?x??\xc4\x80y??\"")),
+             qPrintable(expected.join(QLatin1Char('\n'))));
+    for (size_t chunk = 1; chunk <= 64; ++chunk) {
+        const TorchTrace t = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"), {}, TorchReadPlan{chunk, 0});
+        QCOMPARE(lines(t), expected);
     }
 }
 

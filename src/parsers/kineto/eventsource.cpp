@@ -193,8 +193,8 @@ void TraceReader::endRound(bool lastRound)
     if (haveEvents)
         beforeEvents.swap(m_deferred);
     const qint64 dataEnd = m_bufBase + qint64(m_len);
-    if (m_openCapture >= 0)
-        flushCaptures(dataEnd);
+    if (m_openCapture >= 0)  // not the bytes checkUtf8() left for the next round: they are not repaired yet
+        flushCaptures(std::min(dataEnd, m_utf8From));
     if (m_inEvent && !m_dropEvent && size_t(dataEnd - m_current.begin) > kMaxEventBytes)
         m_dropEvent = true;
     qint64 keep = dataEnd;
