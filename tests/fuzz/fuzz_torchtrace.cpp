@@ -61,6 +61,19 @@ QString differenceBetween(const goblin::TorchTrace &a, const goblin::TorchTrace 
     return {};
 }
 
+/// Whether the reader can cut this input into byte ranges at all (TraceReader::planRanges): plain
+/// JSON (not gzip), an object at the root, and at least one and a half ranges long. Otherwise a
+/// reading "in ranges" is the one-pass reading again, and comparing the two checks nothing.
+bool mayCutIntoRanges(const uint8_t *data, size_t size, qint64 rangeBytes)
+{
+    if (qint64(size) < rangeBytes + rangeBytes / 2 || (size >= 2 && data[0] == 0x1f && data[1] == 0x8b))
+        return false;
+    size_t i = 0;
+    while (i < size && i < 16 && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+        ++i;
+    return i < size && i < 16 && data[i] == '{';
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,24 +81,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     // The reader streams the document in chunks; small chunks make events, strings, numbers and
     // UTF-8 sequences straddle chunk boundaries. The chunk size is picked from the input's last
     // byte, so a saved input replays the same way; the whole input is still the file's content.
-    // Large inputs get at most ~100 rounds (each round of a tiny chunk hands a batch to the
-    // second thread, which starts after 64 chunks: 5-byte chunks made a 64 kB input cost
-    // 13,000 hand-overs and seconds under ASan). The first choice still runs the pipeline.
+    // Each round costs the reader a fixed amount (a hand-over, a UTF-8 check, a buffer move), so
+    // the number of rounds is capped: at ~100 for the first choice (the second thread starts
+    // after 64 chunks, so this is the plan that runs the pipeline; 5-byte chunks made a 64 kB
+    // input cost 13,000 hand-overs), at ~16 for the second (boundaries still fall inside events,
+    // every few hundred bytes; at 100 it was the first plan again on inputs over 6 kB).
     static constexpr size_t kChunkBytes[] = {5, 64, 4093, 65536};
-    const size_t chosenChunk = size ? kChunkBytes[data[size - 1] % std::size(kChunkBytes)] : kChunkBytes[0];
-    const size_t chunkBytes = std::max(chosenChunk, size / 100);
+    static constexpr size_t kMaxRounds[] = {100, 16, 100, 100};
+    const size_t choice = size ? data[size - 1] % std::size(kChunkBytes) : 0;
+    const size_t chunkBytes = std::max(kChunkBytes[choice], size / kMaxRounds[choice]);
 
     const QByteArrayView bytes(reinterpret_cast<const char *>(data), qsizetype(size));
     const QString name = QStringLiteral("torch_profile.json");
     const goblin::TorchTrace result =
         goblin::parseTorchTraceBytes(bytes, name, goblin::fuzz::keepGoing, goblin::TorchReadPlan{chunkBytes, 0});
     // Differential: cut into byte ranges read on two threads (the reading of large traces), the
-    // same file must read the same. The range size comes from the second-to-last byte.
-    static constexpr qint64 kRangeBytes[] = {0, 48, 300, 2000};
-    // At most ~8 ranges (each range is a reader of its own, and a helper thread takes them one by one).
+    // same file must read the same. The second-to-last byte picks the range size, or none: three
+    // inputs in eight are read a second time (the second reading costs as much as the first and
+    // more, with its helper thread and a reader per range), so the corpus as a whole is checked
+    // with every range size while the fuzzer spends most of its time on new inputs. At most ~8
+    // ranges (each range is a reader of its own, and a helper thread takes them one by one).
+    static constexpr qint64 kRangeBytes[] = {0, 48, 300, 2000, 0, 0, 0, 0};
     const qint64 chosenRange = size >= 2 ? kRangeBytes[data[size - 2] % std::size(kRangeBytes)] : 0;
     const qint64 rangeBytes = chosenRange > 0 ? std::max(chosenRange, qint64(size / 8)) : 0;
-    if (rangeBytes > 0) {
+    if (rangeBytes > 0 && mayCutIntoRanges(data, size, rangeBytes)) {
         const goblin::TorchTrace ranged = goblin::parseTorchTraceBytes(bytes, name, goblin::fuzz::keepGoing,
                                                                        goblin::TorchReadPlan{chunkBytes, rangeBytes});
         const QString difference = differenceBetween(result, ranged);

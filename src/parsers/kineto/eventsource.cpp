@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include "syntax/bytesearch.h"  // countNewlines
 
 namespace goblin::kineto {
 
@@ -186,8 +187,8 @@ void TraceReader::endRound(bool lastRound)
     if (haveEvents)
         beforeEvents.swap(m_deferred);
     const qint64 dataEnd = m_bufBase + qint64(m_len);
-    if (m_openCapture >= 0)
-        flushCaptures(dataEnd);
+    if (m_openCapture >= 0)  // not the bytes checkUtf8() left for the next round: they are not repaired yet
+        flushCaptures(std::min(dataEnd, m_utf8From));
     if (m_inEvent && !m_dropEvent && size_t(dataEnd - m_current.begin) > kMaxEventBytes)
         m_dropEvent = true;
     qint64 keep = dataEnd;
@@ -195,7 +196,7 @@ void TraceReader::endRound(bool lastRound)
         keep = std::min(keep, m_current.begin);
     keep = std::min(keep, m_utf8From);
     if (m_scanner.failed())
-        m_lineAtBase += std::count(at(m_bufBase), at(keep), '\n');
+        m_lineAtBase += syntax::countNewlines(at(m_bufBase), at(keep));
     if (haveEvents) {
         submitBatch(keep, std::move(beforeEvents), lastRound);
     } else {
@@ -264,7 +265,7 @@ void TraceReader::run()
             if (m_scanner.feed(at(newFrom), n) == JsonScanner::Status::Error) {
                 // From here on the rest of the file is only checked for UTF-8 (Python decodes the
                 // whole file before parsing), so lines are counted here instead of by the scanner.
-                m_lineAtBase = m_scanner.stopLine() - std::count(at(m_bufBase), at(m_scanner.stopOffset()), '\n');
+                m_lineAtBase = m_scanner.stopLine() - syntax::countNewlines(at(m_bufBase), at(m_scanner.stopOffset()));
             }
         }
         endRound(shortRead);

@@ -8,6 +8,47 @@
 
 namespace goblin::kineto {
 
+namespace {
+
+/// One step of CPython's UTF-8 decoder at a byte >= 0x80 (Objects/stringlib/codecs.h): `valid`
+/// bytes of a good sequence, or the `bad` bytes its error message spans and the reason; both 0
+/// when the sequence runs past the `available` bytes and more data follows. Lead bytes C0, C1
+/// and F5..FF are invalid start bytes; E0, ED, F0 and F4 narrow their second byte's range.
+struct Utf8Step {
+    int valid = 0;
+    int bad = 0;
+    const char *reason = "";
+};
+
+Utf8Step pythonUtf8Step(const unsigned char *s, size_t available, bool endOfData)
+{
+    const unsigned c = s[0];
+    if (c < 0xC2 || c > 0xF4)
+        return {0, 1, "invalid start byte"};
+    const size_t need = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    for (size_t k = 1; k < need; ++k) {
+        if (k >= available)
+            return endOfData ? Utf8Step{0, int(available), "unexpected end of data"} : Utf8Step{};
+        const unsigned b = s[k];
+        bool continuation = (b & 0xC0) == 0x80;
+        if (k == 1 && continuation) {
+            if (c == 0xE0)
+                continuation = b >= 0xA0;  // overlong
+            else if (c == 0xED)
+                continuation = b < 0xA0;   // a surrogate
+            else if (c == 0xF0)
+                continuation = b >= 0x90;  // overlong
+            else if (c == 0xF4)
+                continuation = b < 0x90;   // beyond U+10FFFF
+        }
+        if (!continuation)
+            return {0, int(k), "invalid continuation byte"};
+    }
+    return {int(need), 0, ""};
+}
+
+} // namespace
+
 void TraceReader::checkUtf8(bool eof)
 {
     const qint64 dataEnd = m_bufBase + qint64(m_len);
@@ -33,7 +74,9 @@ void TraceReader::checkUtf8(bool eof)
     char *begin = at(m_utf8From);
     const size_t length = size_t(checkEnd - m_utf8From);
     if (!simdjson::validate_utf8(begin, length)) {
-        // Rare: walk the range, replacing each maximal invalid subsequence with '?'.
+        // Rare: walk the range, replacing each invalid subsequence with '?'. Sequences are
+        // judged as CPython's decoder judges them (pythonUtf8Step), so where a round ends
+        // changes nothing: a sequence cut off by the end of this round's data waits for the next.
         size_t i = 0;
         auto *u = reinterpret_cast<unsigned char *>(begin);
         while (i < length) {
@@ -42,36 +85,14 @@ void TraceReader::checkUtf8(bool eof)
                 ++i;
                 continue;
             }
-            size_t need = 0;
-            unsigned cp = 0;
-            unsigned minimum = 0;
-            if ((c & 0xE0) == 0xC0) {
-                need = 1;
-                cp = c & 0x1F;
-                minimum = 0x80;
-            } else if ((c & 0xF0) == 0xE0) {
-                need = 2;
-                cp = c & 0x0F;
-                minimum = 0x800;
-            } else if ((c & 0xF8) == 0xF0) {
-                need = 3;
-                cp = c & 0x07;
-                minimum = 0x10000;
-            }
-            bool ok = need > 0 && i + need < length + 1;
-            size_t k = 1;
-            for (; ok && k <= need; ++k) {
-                if (i + k >= length || (u[i + k] & 0xC0) != 0x80) {
-                    ok = false;
-                    break;
-                }
-                cp = (cp << 6) | (u[i + k] & 0x3F);
-            }
-            if (ok && (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)))
-                ok = false;
-            if (ok) {
-                i += need + 1;
+            const Utf8Step step = pythonUtf8Step(u + i, length - i, eof && checkEnd == dataEnd);
+            if (step.valid > 0) {
+                i += size_t(step.valid);
                 continue;
+            }
+            if (step.bad == 0) {  // cut off: read on first
+                checkEnd = m_utf8From + qint64(i);
+                break;
             }
             const qint64 offset = m_utf8From + qint64(i);
             if (m_firstInvalidUtf8Offset < 0) {
@@ -89,23 +110,18 @@ void TraceReader::checkUtf8(bool eof)
                         line -= std::count(at(offset), at(scanned), '\n');
                 }
                 m_firstInvalidUtf8Line = line;
-                const size_t bad = std::max<size_t>(1, std::min(k, length - i));
-                const bool endOfData = eof && need > 0 && i + k >= length;
-                const QString reason = endOfData ? QStringLiteral("unexpected end of data")
-                                       : need == 0 ? QStringLiteral("invalid start byte")
-                                                   : QStringLiteral("invalid continuation byte");
+                const QString reason = QLatin1String(step.reason);
                 const qint64 position = offset + m_docSkip;
-                m_utf8Reason = bad > 1 ? QStringLiteral("'utf-8' codec can't decode bytes in position %1-%2: %3")
-                                             .arg(position)
-                                             .arg(position + qint64(bad) - 1)
-                                             .arg(reason)
-                                       : QStringLiteral("'utf-8' codec can't decode byte 0x%1 in position %2: %3")
-                                             .arg(c, 2, 16, QLatin1Char('0'))
-                                             .arg(position)
-                                             .arg(reason);
+                m_utf8Reason = step.bad > 1 ? QStringLiteral("'utf-8' codec can't decode bytes in position %1-%2: %3")
+                                                  .arg(position)
+                                                  .arg(position + qint64(step.bad) - 1)
+                                                  .arg(reason)
+                                            : QStringLiteral("'utf-8' codec can't decode byte 0x%1 in position %2: %3")
+                                                  .arg(c, 2, 16, QLatin1Char('0'))
+                                                  .arg(position)
+                                                  .arg(reason);
             }
-            const size_t bad = std::max<size_t>(1, k);
-            for (size_t b = 0; b < bad && i < length; ++b, ++i) {
+            for (int b = 0; b < step.bad && i < length; ++b, ++i) {
                 u[i] = '?';
                 ++m_invalidUtf8Bytes;
             }

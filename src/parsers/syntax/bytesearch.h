@@ -5,6 +5,7 @@
 #include <QtGlobal>
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -82,6 +83,21 @@ inline qint64 countLineBreaks(const char *p, const char *e)
             if (p + 1 < e && p[1] == '\n')
                 ++p;
         }
+    }
+    return n;
+}
+
+/// Line feeds in [p, e), found with memchr (the C library's vector search: under the fuzzers'
+/// instrumentation a byte loop costs a callback per byte).
+inline qint64 countNewlines(const char *p, const char *e)
+{
+    qint64 n = 0;
+    while (p < e) {
+        const void *hit = std::memchr(p, '\n', size_t(e - p));
+        if (!hit)
+            break;
+        ++n;
+        p = static_cast<const char *>(hit) + 1;
     }
     return n;
 }

@@ -127,7 +127,9 @@ struct CsvReader::Private {
             if (tailLen && r != headLen)
                 std::memmove(newBase + headLen, oldBase + r, tailLen);
         }
-        if (out && oldBase) {
+        // The views move only when the record did: not when it already starts the buffer and
+        // the buffer stayed (every refill of a long record read in small chunks).
+        if (out && oldBase && (newBase != oldBase || recordStart != 0)) {
             const char *from = oldBase + recordStart;
             for (std::string_view &f : *out)
                 f = std::string_view(newBase + (f.data() - from), f.size());

@@ -235,6 +235,9 @@ private slots:
     void workbenchHandWritten();
     void badInputIsDiagnosed_data();
     void badInputIsDiagnosed();
+    void utf8ErrorsReadAsPythonInEveryChunking_data();
+    void utf8ErrorsReadAsPythonInEveryChunking();
+    void capturedTextIsRepairedInEveryChunking();
     void deepNestingDoesNotCrash();
     void truncatedTraceIsSalvaged_data();
     void truncatedTraceIsSalvaged();
@@ -716,6 +719,68 @@ void TestTorchTraceParser::badInputIsDiagnosed_data()
                                                   QByteArray(400, '9') + "}]}"
                                            << warning << "unusable \"dur\"" << 1 << 1
                                            << "would crash here: OverflowError";
+}
+
+// The reference crashes on the first byte that is not UTF-8 with CPython's message, whose span
+// and reason follow the decoder's rules (C0, C1, F5..FF are invalid start bytes; E0, ED, F0, F4
+// narrow the second byte). The message may not depend on where a read chunk ends: fuzz_torchtrace
+// found 0xF5 worded two ways by two read plans (tests/data/fuzz-regressions/torchtrace/crash-utf8-reason-*).
+// Expected messages from python3: bytes.decode('utf-8').
+void TestTorchTraceParser::utf8ErrorsReadAsPythonInEveryChunking_data()
+{
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("message");
+    const auto event = [](const QByteArray &name) {
+        return "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a" + name + "z\", \"ts\": 1, \"dur\": 5}]}";
+    };
+    QTest::newRow("F5 is an invalid start byte")
+        << event("\xf5\xb2\xc4") << "'utf-8' codec can't decode byte 0xf5 in position 56: invalid start byte";
+    QTest::newRow("overlong E0 80") << event("\xe0\x80\x80")
+                                    << "'utf-8' codec can't decode byte 0xe0 in position 56: invalid continuation byte";
+    QTest::newRow("surrogate ED A0") << event("\xed\xa0\x80")
+                                     << "'utf-8' codec can't decode byte 0xed in position 56: invalid continuation byte";
+    QTest::newRow("4-byte lead cut by a 2-byte one")
+        << event("\xf0\x9f\xc4\x80") << "'utf-8' codec can't decode bytes in position 56-57: invalid continuation byte";
+    QTest::newRow("truncated at the end")
+        << QByteArray(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 5}]})" "\xe2\x82")
+        << "'utf-8' codec can't decode bytes in position 79-80: unexpected end of data";
+}
+
+void TestTorchTraceParser::utf8ErrorsReadAsPythonInEveryChunking()
+{
+    QFETCH(QByteArray, document);
+    QFETCH(QString, message);
+    for (size_t chunk : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(5), size_t(57), size_t(58), size_t(64)}) {
+        const TorchReadPlan plan = chunk ? TorchReadPlan{chunk, 0} : TorchReadPlan{};
+        const TorchTrace t = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"), {}, plan);
+        QVERIFY2(t.reference.readFailed, qPrintable(QStringLiteral("chunk %1").arg(chunk)));
+        QVERIFY2(t.reference.readFailure.contains(message),
+                 qPrintable(QStringLiteral("chunk %1: %2").arg(chunk).arg(t.reference.readFailure)));
+    }
+}
+
+// A top-level value kept as text (metadata) gets the '?' repair of bytes that are not UTF-8
+// whatever the chunking: a round used to copy into it the bytes of a sequence its end cut off,
+// before they were checked (fuzz_torchtrace, F6: tests/data/fuzz-regressions/torchtrace/crash-capture-unrepaired-*).
+void TestTorchTraceParser::capturedTextIsRepairedInEveryChunking()
+{
+    const QByteArray document = "{\"metadata\": {\"tokens_per_sec\": \"12\xe2x\xf0\x9f\xc4\x80y\xe2\x82\"}, \"traceEvents\": "
+                                "[{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 5}]}";
+    const auto lines = [](const TorchTrace &t) {
+        QStringList out;
+        for (const Diagnostic &d : t.diagnostics)
+            out << QStringLiteral("%1:%2").arg(d.line).arg(d.message);
+        out.sort();
+        return out;
+    };
+    const TorchTrace whole = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"));
+    const QStringList expected = lines(whole);
+    QVERIFY2(expected.join(QLatin1Char('\n')).contains(QString::fromUtf8("tokens_per_sec is the string \"12?x??\xc4\x80y??\"")),
+             qPrintable(expected.join(QLatin1Char('\n'))));
+    for (size_t chunk = 1; chunk <= 64; ++chunk) {
+        const TorchTrace t = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"), {}, TorchReadPlan{chunk, 0});
+        QCOMPARE(lines(t), expected);
+    }
 }
 
 void TestTorchTraceParser::badInputIsDiagnosed()

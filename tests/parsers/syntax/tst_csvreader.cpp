@@ -1,10 +1,13 @@
 // Tests for CsvReader: Python csv-module semantics (expected records and line numbers were
 // computed once with Python 3.11's csv.reader over io.StringIO(text, newline='') and pasted
 // here), chunk boundaries, BOM, field limits, UTF-8 validation.
+#include "syntax/bytesearch.h"
 #include "syntax/csvreader.h"
 
 #include <QBuffer>
 #include <QTest>
+
+#include <algorithm>
 
 #include <string>
 #include <string_view>
@@ -102,6 +105,9 @@ private slots:
     void utf8Validation_data();
     void utf8Validation();
     void largeFieldAcrossChunks();
+    void wideRecordsInTinyChunksFromMemory();
+    void countNewlines_data();
+    void countNewlines();
     void bytesConsumed();
     void emptyDevice();
     void readError();
@@ -411,6 +417,72 @@ void TestCsvReader::largeFieldAcrossChunks()
     QCOMPARE(got.records[1][1], std::string("tail"));
     QCOMPARE(got.starts, (Lines{1, 2, 3 + newlines}));
     QCOMPARE(got.ends[1], 2 + newlines);
+}
+
+/// Records of hundreds of fields read from memory in chunks of 1..17 bytes: the views of a
+/// record's finished fields stay right while the record grows the buffer (and moves it) and
+/// while later chunks only append (when the reader leaves the views alone).
+void TestCsvReader::wideRecordsInTinyChunksFromMemory()
+{
+    QByteArray raw;
+    std::vector<std::vector<std::string>> expected;
+    for (int r = 0; r < 4; ++r) {
+        std::vector<std::string> record;
+        for (int f = 0; f < 300; ++f) {
+            std::string field(size_t((f * 7 + r) % 23), char('a' + (f + r) % 26));
+            if (f % 50 == 7) {
+                field += "\"\n,";  // quoted: a quote, a line break and a comma in the data
+                raw += '"';
+                for (char c : field) {
+                    raw += c;
+                    if (c == '"')
+                        raw += '"';
+                }
+                raw += '"';
+            } else {
+                raw += QByteArray(field.data(), qsizetype(field.size()));
+            }
+            record.push_back(field);
+            raw += f + 1 < 300 ? ',' : '\n';
+        }
+        expected.push_back(std::move(record));
+    }
+    for (qint64 chunk = 1; chunk <= 17; ++chunk) {
+        CsvReader::Options options;
+        options.chunkBytes = chunk;
+        CsvReader reader(QByteArrayView(raw), options);
+        std::vector<std::vector<std::string>> got;
+        std::vector<std::string_view> fields;
+        while (reader.readRecord(fields))
+            got.emplace_back(fields.begin(), fields.end());
+        QVERIFY2(got == expected, qPrintable(QStringLiteral("chunk %1: %2").arg(chunk).arg(describe(got).left(300))));
+        QCOMPARE(reader.bytesConsumed(), qint64(raw.size()));
+    }
+}
+
+void TestCsvReader::countNewlines_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::newRow("empty") << QByteArray();
+    QTest::newRow("no line feed") << QByteArray("abc\rdef");
+    QTest::newRow("only line feeds") << QByteArray(5, '\n');
+    QTest::newRow("CRLF counts its LF") << QByteArray("a\r\nb\r\n");
+    QTest::newRow("line feed first and last") << QByteArray("\nabc\n");
+    QByteArray large;
+    for (int i = 0; i < 5000; ++i)
+        large += (i % 7 == 0) ? '\n' : char('0' + i % 10);
+    QTest::newRow("5000 bytes") << large;
+}
+
+// What the torch reader counts lines with where its scanner has stopped (memchr, not a byte loop).
+void TestCsvReader::countNewlines()
+{
+    QFETCH(QByteArray, bytes);
+    const char *p = bytes.constData();
+    const qint64 expected = std::count(p, p + bytes.size(), '\n');
+    QCOMPARE(syntax::countNewlines(p, p + bytes.size()), expected);
+    if (bytes.size() > 2)  // and from inside the bytes
+        QCOMPARE(syntax::countNewlines(p + 1, p + bytes.size() - 1), qint64(std::count(p + 1, p + bytes.size() - 1, '\n')));
 }
 
 void TestCsvReader::bytesConsumed()
