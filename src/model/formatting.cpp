@@ -66,4 +66,11 @@ QString formatNumber(double value, int decimals)
     return QString::number(value, 'f', decimals);
 }
 
+QString describeSeconds(double s)
+{
+    if (std::fabs(s) >= 1.0)
+        return QString::number(s, 'g', 4) + QStringLiteral(" s");
+    return QString::number(s * 1e3, 'g', 4) + QStringLiteral(" ms");
+}
+
 } // namespace goblin

@@ -9,6 +9,8 @@ namespace goblin {
 QString formatDurationNs(double ns);
 /// Seconds per step with a unit that keeps three significant digits ("0.216 s", "4.20 ms").
 QString formatSeconds(double seconds);
+/// Seconds with 4 significant digits, in s from 1 s up, else ms: the diagnostics' wording.
+QString describeSeconds(double s);
 /// "42.2 %"; "—" for NaN.
 QString formatPercent(double pct, int decimals = 1);
 /// "134.4 GB"; "—" for NaN.

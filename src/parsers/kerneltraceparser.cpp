@@ -31,7 +31,6 @@ using kernels::NamePool;
 
 const QString kTraceFileName = QStringLiteral("trace.csv");
 const QString kFormat = QStringLiteral("kernel-trace-csv");
-constexpr qint64 kProgressStepBytes = 4 << 20;
 /// 1 MB keeps a chunk in L2 while it is validated, parsed and hashed.
 constexpr qint64 kChunkBytes = 1 << 20;
 
@@ -197,15 +196,14 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
         ref.onHeader(fields, reader, info); // the first record is the header, BOM kept
     wb.onHeader(fields, reader, doWorkbench); // BOM stripped, perhaps after a few banner lines
 
-    qint64 nextProgress = kProgressStepBytes;
+    ProgressThrottle throttle(&m_progress, kProgressStepBytes, m_bytesBefore);
     qint64 previousConsumed = reader.bytesConsumed();
     bool cancelled = false;
     while (reader.readRecord(fields)) {
         const qint64 consumed = reader.bytesConsumed();
-        if (consumed >= nextProgress) {
-            nextProgress = consumed + kProgressStepBytes;
+        if (throttle.due(m_bytesBefore + consumed)) {
             wb.onProgress(consumed, info.sizeBytes);
-            if (m_progress && !m_progress(m_bytesBefore + consumed)) {
+            if (!throttle.report(m_bytesBefore + consumed, true)) {
                 cancelled = true;
                 break;
             }

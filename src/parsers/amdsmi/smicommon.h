@@ -12,7 +12,6 @@
 namespace goblin::amdsmi
 {
 
-constexpr qint64 kProgressStepBytes = 4 << 20;
 /// Python's csv.field_size_limit() default, in characters (code points).
 constexpr qint64 kPythonFieldLimit = 131072;
 
@@ -35,7 +34,7 @@ class ProgressGate
 public:
     ProgressGate(const ProgressCallback &callback, qint64 totalBytes)
         : m_callback(callback), m_total(totalBytes),
-          m_step(std::clamp<qint64>(totalBytes / 100, 64 << 10, kProgressStepBytes))
+          m_throttle(&callback, std::clamp<qint64>(totalBytes / 100, 64 << 10, kProgressStepBytes))
     {
     }
 
@@ -48,10 +47,7 @@ public:
             return true;
         const qint64 done =
             qint64(double(m_total) * (0.5 * pass + 0.5 * std::clamp(fraction, 0.0, 1.0)));
-        if (done < m_last + m_step && done != m_total)
-            return true;
-        m_last = done;
-        if (!m_callback(done))
+        if (!m_throttle.report(done, done == m_total))
             m_cancelled = true;
         return !m_cancelled;
     }
@@ -60,8 +56,7 @@ public:
 private:
     const ProgressCallback &m_callback;
     qint64 m_total;
-    qint64 m_step;
-    qint64 m_last = 0;
+    ProgressThrottle m_throttle;
     bool m_cancelled = false;
 };
 

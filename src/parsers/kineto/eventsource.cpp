@@ -278,9 +278,8 @@ void TraceReader::run()
             }
             continue;
         }
-        if (m_progress && (eof || source.rawBytesRead() - m_progressReported >= kProgressStepBytes)) {
-            m_progressReported = source.rawBytesRead();
-            if (!m_progress(m_progressReported)) {
+        if (m_progress && (eof || m_throttle.due(source.rawBytesRead()))) {
+            if (!m_throttle.report(source.rawBytesRead(), true)) {
                 // Thread B finishes the (at most kQueuedBatches + 1) batches it was given, so the
                 // partial result is the one the single-threaded reader left.
                 finishPipeline();

@@ -47,10 +47,7 @@ void TraceReader::planRanges(io::ByteSource &source)
 
 bool TraceReader::reportProgress(qint64 done)
 {
-    if (!m_progress || done - m_progressReported < kProgressStepBytes)
-        return true;
-    m_progressReported = done;
-    return m_progress(done);
+    return m_throttle.report(done);
 }
 
 bool TraceReader::joinRanges(io::ByteSource &source)

@@ -35,7 +35,6 @@ namespace goblin::kineto {
 // the events stay in cache between the passes (measured: 2 MB beats 8 MB by ~15 % CPU on a
 // 650 MB trace and needs a third of the memory).
 constexpr size_t kDefaultChunkBytes = TorchReadPlan{}.chunkBytes;  // 2 MB
-constexpr qint64 kProgressStepBytes = qint64(4) << 20;
 constexpr size_t kCaptureLimitBytes = size_t(64) << 20;   // one top-level value kept for simdjson
 constexpr size_t kMaxEventBytes = size_t(256) << 20;      // one trace event kept whole
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
@@ -204,7 +203,7 @@ private:
     bool m_rangeMode = false;             // this reader reads one range (runRange())
     bool m_rangeClosed = false;           // ... and has met the end of "traceEvents"
     JsonScanner::Resume m_closeResume;
-    qint64 m_progressReported = 0;
+    ProgressThrottle m_throttle{&m_progress};
     qint64 m_rangeStart1 = -1;
 
     // Pipeline (thread A's side, except the queue).
