@@ -1,6 +1,7 @@
 #include "runanalysis.h"
 
 #include "formatting.h"
+#include "kernels/accumulator.h"
 #include "profiledifferences.h"
 #include "reference/runmetrics.h"
 #include "timeline/ranks.h"
@@ -56,17 +57,7 @@ ClassTotals sumClasses(const KernelReading &reading, const KernelClasses &classe
     return t;
 }
 
-/// Used names ordered by first use (the order the reference iterates its kernel list in).
-std::vector<std::size_t> namesInFirstUseOrder(const KernelReading &reading)
-{
-    std::vector<std::size_t> ids;
-    for (std::size_t id = 0; id < reading.perName.size(); ++id)
-        if (reading.perName[id].calls > 0)
-            ids.push_back(id);
-    std::sort(ids.begin(), ids.end(),
-              [&](std::size_t a, std::size_t b) { return reading.perName[a].firstRow < reading.perName[b].firstRow; });
-    return ids;
-}
+using kernels::namesInFirstUseOrder;
 
 std::vector<TopKernel> topKernels(const KernelTrace &trace, const KernelReading &reading, int topN)
 {

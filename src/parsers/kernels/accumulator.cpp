@@ -53,4 +53,15 @@ void Accumulator::finish(size_t nameCount, const QStringList &hosts)
     reading->agentCount = int(reading->agents.size());
 }
 
+std::vector<std::size_t> namesInFirstUseOrder(const KernelReading &reading)
+{
+    std::vector<std::size_t> ids;
+    for (std::size_t id = 0; id < reading.perName.size(); ++id)
+        if (reading.perName[id].calls > 0)
+            ids.push_back(id);
+    std::sort(ids.begin(), ids.end(),
+              [&](std::size_t a, std::size_t b) { return reading.perName[a].firstRow < reading.perName[b].firstRow; });
+    return ids;
+}
+
 } // namespace goblin::kernels

@@ -18,6 +18,10 @@ namespace goblin::kernels
 
 constexpr int kMaxAgents = 256;
 
+/// The names a reading used, in order of first use: the order Python's kernel list and its dict
+/// follow, which both readings keep for their top kernels (equal totals stay in that order).
+std::vector<std::size_t> namesInFirstUseOrder(const KernelReading &reading);
+
 /// Distinct GPU agents as (host index, label); at most kMaxAgents.
 struct AgentSet {
     struct Agent {

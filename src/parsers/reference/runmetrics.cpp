@@ -1,6 +1,8 @@
 // profile_parser.parse() after its three reads, in the reference's order and arithmetic.
 #include "reference/runmetrics.h"
 
+#include "kernels/accumulator.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -26,17 +28,7 @@ double orZero(const std::optional<double> &v)
     return v ? *v : 0.0;
 }
 
-/// Used names ordered by first use (the order Python's kernel list and its dict follow).
-std::vector<std::size_t> namesInFirstUseOrder(const KernelReading &reading)
-{
-    std::vector<std::size_t> ids;
-    for (std::size_t id = 0; id < reading.perName.size(); ++id)
-        if (reading.perName[id].calls > 0)
-            ids.push_back(id);
-    std::sort(ids.begin(), ids.end(),
-              [&](std::size_t a, std::size_t b) { return reading.perName[a].firstRow < reading.perName[b].firstRow; });
-    return ids;
-}
+using kernels::namesInFirstUseOrder;
 
 ReferenceClassTotals classTotals(const KernelTrace &trace, const std::vector<std::size_t> &used)
 {
