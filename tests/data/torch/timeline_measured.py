@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Independent measurement of the GPU timeline of chrome traces, for tst_measuredtimeline.cpp.
+
+Issue 13's definitions, written from the issue and docs/timeline.md, not from the C++:
+per device (args.device of ph "X" events with cat kernel / gpu_memcpy / gpu_memset, or Kineto
+2021's Kernel / Memcpy / Memset, and an integer args.stream), over the whole trace:
+
+  kernels        kernel events, zero-length ones included
+  comm_kernels   kernels whose name is a collective (the workbench profile's rule, below)
+  kernel_ns      sum of kernel durations
+  busy_ns        |union of every GPU event, all streams|
+  compute_ns     |union of non-collective kernels|
+  comm_ns        |union of collective kernels|
+  exposed_ns     |comm \\ compute| = |comm U compute| - |compute| (collective time that no compute
+                 kernel on the same device overlaps; memcpy does not hide it)
+  memcpy_ns      |union of memcpy and memset events|
+
+Times are exact integer ns: µs read as decimal.Decimal, times 1000, rounded half up.
+A collective is a name matching, case-insensitively, the reference's token
+(rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter) between non-alphanumerics, an RCCL/NCCL
+device kernel ((nccl|rccl)[A-Za-z0-9]*(Kernel|_) after a non-alphanumeric), or the token
+all[_-]?gather|all[_-]?to[_-]?all|send[_-]?recv.
+
+usage: timeline_measured.py TRACE.json[.gz]...   (one line per device, tab-separated)
+"""
+import decimal
+import gzip
+import json
+import os
+import re
+import sys
+
+KINDS = {"kernel": "k", "Kernel": "k", "gpu_memcpy": "c", "Memcpy": "c", "gpu_memset": "s", "Memset": "s"}
+L, R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
+COLLECTIVE = [
+    re.compile(L + r"(rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter)" + R, re.I),
+    re.compile(L + r"(nccl|rccl)[A-Za-z0-9]*(Kernel|_)", re.I),
+    re.compile(L + r"(all[_-]?gather|all[_-]?to[_-]?all|send[_-]?recv)" + R, re.I),
+]
+COLUMNS = ["file", "device", "kernels", "comm_kernels", "memcpy", "memset", "kernel_ns", "busy_ns",
+           "compute_ns", "comm_ns", "exposed_ns", "memcpy_ns"]
+
+
+def ns(v):
+    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
+        return None
+    return int((decimal.Decimal(v) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def as_int(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v)
+        except ValueError:
+            return None
+    return None
+
+
+def union(intervals):
+    out = []
+    for b, e in sorted((b, e) for b, e in intervals if e > b):
+        if out and b <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([b, e])
+    return out
+
+
+def length(intervals):
+    return sum(e - b for b, e in union(intervals))
+
+
+def main(path):
+    raw = open(path, "rb").read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = json.loads(raw, parse_float=decimal.Decimal)
+    devices = {}
+    for e in doc.get("traceEvents", []):
+        if not isinstance(e, dict) or e.get("ph") != "X" or e.get("cat") not in KINDS:
+            continue
+        b, d = ns(e.get("ts")), ns(e.get("dur"))
+        name = e.get("name")
+        if b is None or d is None or d < 0 or not isinstance(name, str):
+            continue
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        dev, stream = as_int(args.get("device")), as_int(args.get("stream"))
+        if dev is None or stream is None:
+            continue
+        r = devices.setdefault(dev, {"k": 0, "comm_k": 0, "c": 0, "s": 0, "kernel_ns": 0,
+                                     "all": [], "compute": [], "comm": [], "copies": []})
+        kind = KINDS[e["cat"]]
+        r["all"].append((b, b + d))
+        if kind == "k":
+            r["k"] += 1
+            r["kernel_ns"] += d
+            if any(p.search(name) for p in COLLECTIVE):
+                r["comm_k"] += 1
+                r["comm"].append((b, b + d))
+            else:
+                r["compute"].append((b, b + d))
+        else:
+            r[kind] += 1
+            r["copies"].append((b, b + d))
+    for dev in sorted(devices):
+        r = devices[dev]
+        compute = length(r["compute"])
+        exposed = length(r["compute"] + r["comm"]) - compute
+        row = [os.path.basename(path), dev, r["k"], r["comm_k"], r["c"], r["s"], r["kernel_ns"],
+               length(r["all"]), compute, length(r["comm"]), exposed, length(r["copies"])]
+        print("\t".join(str(v) for v in row))
+
+
+if __name__ == "__main__":
+    print("\t".join(COLUMNS))
+    for p in sys.argv[1:]:
+        main(p)
