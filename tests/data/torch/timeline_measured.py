@@ -30,7 +30,10 @@ import os
 import re
 import sys
 
-KINDS = {"kernel": "k", "Kernel": "k", "gpu_memcpy": "c", "Memcpy": "c", "gpu_memset": "s", "Memset": "s"}
+# The event kinds, the exact µs -> ns reading and the interval union are timeline_expected.py's (the same independent
+# count, for tst_kinetotimeline): one definition of each.
+from timeline_expected import KINDS, as_int, ns, union
+
 L, R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
 COLLECTIVE = [
     re.compile(L + r"(rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter)" + R, re.I),
@@ -39,35 +42,6 @@ COLLECTIVE = [
 ]
 COLUMNS = ["file", "device", "kernels", "comm_kernels", "memcpy", "memset", "kernel_ns", "busy_ns",
            "compute_ns", "comm_ns", "exposed_ns", "memcpy_ns"]
-
-
-def ns(v):
-    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
-        return None
-    return int((decimal.Decimal(v) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
-
-
-def as_int(v):
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        try:
-            return int(v)
-        except ValueError:
-            return None
-    return None
-
-
-def union(intervals):
-    out = []
-    for b, e in sorted((b, e) for b, e in intervals if e > b):
-        if out and b <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([b, e])
-    return out
 
 
 def length(intervals):
