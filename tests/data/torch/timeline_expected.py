@@ -54,11 +54,16 @@ def union(iv):
     return out
 
 
-def main(path):
+def load(path):
+    """The trace as Python's json reads it, numbers with fractions as Decimal (gzip or not)."""
     raw = open(path, "rb").read()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
-    doc = json.loads(raw, parse_float=decimal.Decimal)
+    return json.loads(raw, parse_float=decimal.Decimal)
+
+
+def main(path):
+    doc = load(path)
     devices = {}
     steps = []
     procs = {}  # pid -> [ops, has_step]

@@ -23,16 +23,13 @@ all[_-]?gather|all[_-]?to[_-]?all|send[_-]?recv.
 
 usage: timeline_measured.py TRACE.json[.gz]...   (one line per device, tab-separated)
 """
-import decimal
-import gzip
-import json
 import os
 import re
 import sys
 
-# The event kinds, the exact µs -> ns reading and the interval union are timeline_expected.py's (the same independent
+# The event kinds, reading a trace, the exact µs -> ns and the interval union are timeline_expected.py's (the same independent
 # count, for tst_kinetotimeline): one definition of each.
-from timeline_expected import KINDS, as_int, ns, union
+from timeline_expected import KINDS, as_int, load, ns, union
 
 L, R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
 COLLECTIVE = [
@@ -49,10 +46,7 @@ def length(intervals):
 
 
 def main(path):
-    raw = open(path, "rb").read()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    doc = json.loads(raw, parse_float=decimal.Decimal)
+    doc = load(path)
     devices = {}
     for e in doc.get("traceEvents", []):
         if not isinstance(e, dict) or e.get("ph") != "X" or e.get("cat") not in KINDS:
