@@ -27,7 +27,7 @@ for trace in "$@"; do
 import json, sys
 expected_path, report_path, trace = sys.argv[1:4]
 lines = [l.rstrip("\n").split("\t") for l in open(expected_path) if l.strip()]
-columns, rows = lines[0], [dict(zip(lines[0], l)) for l in lines[1:]]
+rows = [dict(zip(lines[0], l)) for l in lines[1:]]
 devices = [d for d in json.load(open(report_path))["timeline"]["devices"] if d["source"] == "torch_profile"]
 bad = []
 if len(devices) != len(rows):
