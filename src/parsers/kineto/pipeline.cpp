@@ -55,7 +55,7 @@ void TraceReader::processBatch(Batch &batch)
 
 void TraceReader::startWorker()
 {
-    m_worker = std::thread([this] {
+    m_worker.start([this] {
         Batch batch;
         bool failed = false;
         while (m_queue.pop(batch)) {

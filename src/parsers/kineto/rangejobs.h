@@ -1,13 +1,14 @@
 #pragma once
 /// \file Byte ranges of a large plain trace, read on helper threads (see kineto/ranges.cpp).
 
+#include "io/workerthread.h"
 #include "kineto/tracereader.h"
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
+#include <thread>  // hardware_concurrency
 
 namespace goblin::kineto {
 
@@ -46,7 +47,7 @@ struct RangeJobs {
     size_t chunkBytes = kDefaultChunkBytes;
     std::vector<qint64> starts;  // starts[0] == 0: the main reader's range
     std::vector<Job> jobs;
-    std::vector<std::thread> helpers;
+    std::vector<io::WorkerThread> helpers;
     std::atomic<size_t> next{1};
     std::atomic<bool> cancel{false};
     std::atomic<qint64> bytesDone{0};
@@ -101,8 +102,9 @@ struct RangeJobs {
     {
         const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
         const size_t count = std::min<size_t>({size_t(cores - 1), starts.size() - 1, 7});
-        for (size_t i = 0; i < count; ++i)
-            helpers.emplace_back([this] {
+        helpers = std::vector<io::WorkerThread>(count);
+        for (io::WorkerThread &helper : helpers)
+            helper.start([this] {
                 while (runNext()) {
                 }
             });
@@ -118,9 +120,8 @@ struct RangeJobs {
     void stop()
     {
         cancel = true;
-        for (std::thread &t : helpers)
-            if (t.joinable())
-                t.join();
+        for (io::WorkerThread &helper : helpers)
+            helper.join();
         helpers.clear();
     }
 };

@@ -11,6 +11,7 @@
 
 #include "diagnostic.h"
 #include "io/bytesource.h"
+#include "io/workerthread.h"
 #include "kineto/batch.h"
 #include "kineto/eventconsumer.h"
 #include "syntax/jsonscanner.h"
@@ -26,7 +27,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace goblin::kineto {
@@ -210,7 +210,7 @@ private:
     bool m_deferDiagnostics = false;
     std::vector<Deferred> m_deferred;  // thread A's diagnostics not yet handed to thread B
     BatchQueue m_queue{kQueuedBatches};
-    std::thread m_worker;
+    io::WorkerThread m_worker;
     std::exception_ptr m_workerError;  // written by thread B, read after join
 };
 
