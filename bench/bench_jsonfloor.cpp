@@ -7,6 +7,9 @@
 //
 //   goblin-bench-jsonfloor TRACE.json [--repeat N]
 
+#include "io/bytesource.h"
+#include "io/rangeplan.h"
+
 #include <simdjson.h>
 
 #include <chrono>
@@ -17,31 +20,6 @@
 #include <iterator>
 #include <string>
 #include <vector>
-
-namespace {
-
-/// The next element start at or after `from`: a '{' after "}," (whitespace between), as the
-/// workbench's range planner cuts.
-size_t nextElementStart(const std::string &text, size_t from, size_t end)
-{
-    for (size_t i = from; i < end; ++i) {
-        if (text[i] != '{')
-            continue;
-        size_t j = i;
-        while (j > 0 && std::strchr(" \t\r\n", text[j - 1]))
-            --j;
-        if (j == 0 || text[j - 1] != ',')
-            continue;
-        --j;
-        while (j > 0 && std::strchr(" \t\r\n", text[j - 1]))
-            --j;
-        if (j > 0 && text[j - 1] == '}')
-            return i;
-    }
-    return std::string::npos;
-}
-
-} // namespace
 
 int main(int argc, char **argv)
 {
@@ -63,14 +41,21 @@ int main(int argc, char **argv)
     constexpr size_t kDocumentBytes = size_t(64) << 20;
     std::vector<simdjson::padded_string> documents;
     size_t bytes = 0;
+    // Cut where the workbench's range planner cuts (io::findElementStart: a '{' after "},").
+    goblin::io::ByteSource source;
+    QString error;
+    if (!source.open(goblin::io::ByteOrigin::bytes(QByteArrayView(text.data(), qsizetype(text.size()))), &error)) {
+        std::fprintf(stderr, "%s: %s\n", argv[1], qPrintable(error));
+        return 1;
+    }
     for (size_t begin = open + 1; begin < close;) {
-        size_t cut = begin + kDocumentBytes < close ? nextElementStart(text, begin + kDocumentBytes, close) : close;
-        if (cut == std::string::npos)
-            cut = close;
-        size_t last = cut;  // drop the ',' before the next element
-        if (cut != close) {
-            last = text.rfind(',', cut);
+        size_t cut = close;
+        if (begin + kDocumentBytes < close) {
+            const qint64 next = goblin::io::findElementStart(source, qint64(begin + kDocumentBytes));
+            if (next > 0 && size_t(next) < close)
+                cut = size_t(next);
         }
+        const size_t last = cut == close ? close : text.rfind(',', cut);  // without the ',' before the cut
         const std::string document = "{\"traceEvents\": [" + text.substr(begin, last - begin) + "]}";
         bytes += document.size();
         documents.emplace_back(document);
