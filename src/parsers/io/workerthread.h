@@ -24,7 +24,7 @@ public:
     WorkerThread &operator=(const WorkerThread &) = delete;
     ~WorkerThread() { join(); }
 
-    /// Starts `work`; the previous function, if any, must have been joined.
+    /// Starts `work`, after waiting for the previous function, if any.
     void start(std::function<void()> work);
     /// True from start() until join() returned.
     bool joinable() const { return m_state != nullptr || m_ownThread.joinable(); }
