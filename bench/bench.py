@@ -451,6 +451,30 @@ def find_csv_bench(explicit: str | None, binary: Path) -> Path | None:
     return None
 
 
+def json_floor(binary: Path, results, runs: int, log):
+    """Runs goblin-bench-jsonfloor (simdjson's DOM parse of the torch trace: alone in memory, and
+    end to end from the file on two threads beside `cat`'s loop) on each trace-only folder, and
+    prints its lines with the workbench's time on the same folder beside them."""
+    tool = binary.parent.parent.parent / "bench/goblin-bench-jsonfloor"
+    if not (tool.is_file() and os.access(tool, os.X_OK)):
+        return
+    for r in results:
+        if r.label not in TRACE_ONLY:
+            continue
+        trace = Path(r.run_dir) / "torch_profile.json"
+        proc = subprocess.run([str(tool), str(trace), "--repeat", str(runs), "--threads", str(os.cpu_count() or 2)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            log(f"bench: {tool} failed on {trace} (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+            continue
+        wb = statistics.median(s.wall_s for s in r.workbench) if r.workbench else float("nan")
+        print()
+        print(f"JSON floor on {r.label} (goblin-bench-jsonfloor: simdjson parses, nothing is interpreted; "
+              f"the workbench reads, validates and interprets the same file in {wb:.3f} s):")
+        for line in proc.stdout.splitlines():
+            print("  " + line)
+
+
 CSV_LINE = re.compile(r"^(goblin::CsvReader|libcsv)\s+([0-9.]+) s\s+([0-9.]+) MB/s\s+(\d+) records\s+(\d+) fields")
 
 
@@ -638,6 +662,7 @@ def main() -> int:
     print("check: the workbench's --profile reference metrics against the oracle's (1e-9 relative);")
     print("load 1m: the machine's 1-minute load average before/after the folder's runs (other processes).")
     print_csv_tokenizers(results, args.markdown)
+    json_floor(binary, results, args.runs, log)
 
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({
