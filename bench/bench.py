@@ -646,7 +646,7 @@ def main() -> int:
         for (label, kernels), run_dir in zip(plan, run_dirs):
             log(f"{label}: {run_dir} ({folder_bytes(run_dir) / 1e6:.0f} MB)")
             results.append(bench_folder(label, kernels, run_dir, args, binary, oracle, use_gnu_time, Path(scratch), log))
-            if csv_bench:
+            if csv_bench and (run_dir / "trace.csv").is_file():  # trace-only folders have none
                 results[-1].csv = csv_tokenizers(csv_bench, run_dir, args.runs, log)
 
     print()
