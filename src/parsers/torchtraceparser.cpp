@@ -7,7 +7,6 @@
 #include "reference/torchconsumer.h"
 #include "workbench/kinetoconsumer.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 
@@ -76,8 +75,40 @@ TorchTrace parseTorchTraceBytes(QByteArrayView bytes, const QString &displayName
 
 namespace {
 
+/// Do two files hold the same timeline: the same GPU events (names, devices, streams, times), step
+/// windows and CPU activity? Two processes never share nanosecond timestamps, so such a file is a
+/// copy of the other under another name (`prof.export_chrome_trace("torch_profile.json")` beside
+/// the worker file tensorboard_trace_handler wrote for the same session), not a second rank. An
+/// empty timeline is like no other.
+bool sameTimeline(const GpuTimelineFile &a, const GpuTimelineFile &b)
+{
+    if (a.devices.empty() && a.steps.empty() && a.hostBusy.empty())
+        return false;
+    if (a.devices.size() != b.devices.size() || a.steps.size() != b.steps.size() || a.hostBusy.size() != b.hostBusy.size())
+        return false;
+    for (size_t i = 0; i < a.steps.size(); ++i)
+        if (a.steps[i].startNs != b.steps[i].startNs || a.steps[i].endNs != b.steps[i].endNs || a.steps[i].name != b.steps[i].name)
+            return false;
+    for (size_t i = 0; i < a.hostBusy.size(); ++i)
+        if (a.hostBusy[i].startNs != b.hostBusy[i].startNs || a.hostBusy[i].endNs != b.hostBusy[i].endNs)
+            return false;
+    for (size_t d = 0; d < a.devices.size(); ++d) {
+        const GpuDeviceTimeline &x = a.devices[d], &y = b.devices[d];
+        if (x.device != y.device || x.streams != y.streams || x.events.size() != y.events.size())
+            return false;
+        for (size_t i = 0; i < x.events.size(); ++i) {
+            const GpuEvent e = x.events[i], f = y.events[i];
+            if (e.startNs != f.startNs || e.endNs != f.endNs || e.stream != f.stream || e.kind != f.kind
+                || a.names[e.nameId] != b.names[f.nameId])
+                return false;
+        }
+    }
+    return true;
+}
+
 /// The GPU timelines of the run folder's other chrome traces (one per rank), after the primary's.
-/// Progress goes on counting from the primary's bytes; a cancel stops here too.
+/// Progress goes on counting from the primary's bytes; a cancel stops here too. A trace whose
+/// timeline is one already read is a copy: named in a warning, not read as a rank.
 void addOtherTimelines(const QString &runDir, const QString &primary,
                        const std::vector<kineto::FoundTrace> &found, const ProgressCallback &progress,
                        TorchTrace &out)
@@ -95,12 +126,24 @@ void addOtherTimelines(const QString &runDir, const QString &primary,
         TorchTrace other =
             readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, onward);
         before += other.file.sizeBytes;
-        for (Diagnostic &d : other.diagnostics)
-            out.diagnostics.push_back(std::move(d));
         if (other.cancelled) {
             out.cancelled = true;
             return;
         }
+        const auto copyOf = std::find_if(out.timeline.files.begin(), out.timeline.files.end(), [&](const GpuTimelineFile &seen) {
+            return other.timeline.files.size() == 1 && sameTimeline(other.timeline.files.front(), seen);
+        });
+        if (copyOf != out.timeline.files.end()) {
+            // Its own diagnostics would repeat the original's under another name.
+            out.diagnostics.push_back({Severity::Warning, trace.relativePath, 0,
+                                       QStringLiteral("holds the same GPU events, steps and CPU activity as %1 (the "
+                                                      "same nanosecond timestamps): taken for a copy of it, not read "
+                                                      "as another rank")
+                                           .arg(copyOf->file)});
+            continue;
+        }
+        for (Diagnostic &d : other.diagnostics)
+            out.diagnostics.push_back(std::move(d));
         for (GpuTimelineFile &file : other.timeline.files)
             out.timeline.files.push_back(std::move(file));
     }
@@ -117,10 +160,24 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     TorchReading referenceFailure;
     const bool referenceExists = referenceInfo.exists();
     // Every chrome trace of the folder, by content (a rank each in multi-GPU jobs).
-    const std::vector<kineto::FoundTrace> found = kineto::findChromeTraces(runDir);
+    std::vector<kineto::SkippedTrace> skipped;
+    const std::vector<kineto::FoundTrace> found = kineto::findChromeTraces(runDir, &skipped);
+    for (const kineto::SkippedTrace &s : skipped) {
+        if (s.reason == kineto::SkippedTrace::Reason::CompressedCopy)
+            notes.push_back({Severity::Info, s.relativePath, 0,
+                             QStringLiteral("the compressed copy of %1 (same name + .gz): the trace is read once, from %1")
+                                 .arg(s.keptPath)});
+        else
+            notes.push_back({Severity::Warning, s.relativePath, 0,
+                             QStringLiteral("an older profiling session of the same worker (process) as %1, whose "
+                                            "timestamp is later: not read, one trace per worker (move %1 out of the "
+                                            "folder to read this one)")
+                                 .arg(s.keptPath)});
+    }
     if (referenceExists && referenceInfo.isFile() && referenceInfo.isReadable()) {
         TorchTrace out = readFile(referencePath, kTorchFile, ReferenceMode::CrashesOnGzip, progress);
         out.referenceFileFound = true;
+        out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
         addOtherTimelines(runDir, kTorchFile, found, progress, out);
         return out;
     }
@@ -136,32 +193,18 @@ TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progre
     const QFileInfo gz(dir.filePath(QStringLiteral("torch_profile.json.gz")));
     if (gz.isFile()) {
         chosen = gz.fileName();
+    } else if (!found.empty()) {
+        // Recognised by content (`host_pid.<time>.pt.trace.json.gz` from tensorboard_trace_handler,
+        // `sampled_rank-0.json.gz`, `rank-3.json.gz`, in a sub-folder…): the lowest rank's, else the
+        // first by path, is the primary trace (found is in that order); the others are ranks.
+        chosen = found.front().relativePath;
     } else {
-        QFileInfoList candidates =
-            dir.entryInfoList({QStringLiteral("*.pt.trace.json"), QStringLiteral("*.pt.trace.json.gz")}, QDir::Files);
-        std::sort(candidates.begin(), candidates.end(), [](const QFileInfo &a, const QFileInfo &b) {
-            if (a.lastModified() != b.lastModified())
-                return a.lastModified() > b.lastModified();
-            if (a.size() != b.size())
-                return a.size() > b.size();
-            return a.fileName() < b.fileName();
-        });
-        if (!candidates.isEmpty()) {
-            chosen = candidates.front().fileName();
-            if (candidates.size() > 1) {
-                QStringList others;
-                for (qsizetype i = 1; i < candidates.size(); ++i)
-                    others << candidates[i].fileName();
-                notes.push_back({Severity::Warning, chosen, 0,
-                                 QStringLiteral("%1 torch traces in the run folder; read the newest (%2), not %3")
-                                     .arg(candidates.size())
-                                     .arg(chosen, others.join(QStringLiteral(", ")))});
-            }
-        } else if (!found.empty()) {
-            // Traces named otherwise (`sampled_rank-0.json.gz`, `rank-3.json.gz`, in a sub-folder…),
-            // recognised by their content: the lowest rank's is read (found is in rank order).
-            chosen = found.front().relativePath;
-        }
+        // A trace by name that its head does not show to be one (truncated, not JSON…): read it
+        // all the same, so that the diagnostics say what is wrong with it.
+        const QFileInfoList named = dir.entryInfoList({QStringLiteral("*.pt.trace.json"), QStringLiteral("*.pt.trace.json.gz")},
+                                                      QDir::Files, QDir::Name);
+        if (!named.isEmpty())
+            chosen = named.front().fileName();
     }
     if (referenceExists) {
         const QString special = specialFileProblem(referencePath);

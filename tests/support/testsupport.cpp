@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <cmath>
 
+#include <zlib.h>
+
 namespace goblin::test {
 
 QString timelineFileDigest(const GpuTimelineFile &f)
@@ -46,6 +48,20 @@ QByteArray readAll(const QString &path)
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
+}
+
+QByteArray readGunzipped(const QString &path)
+{
+    QByteArray out;
+    gzFile f = gzopen(QFile::encodeName(path).constData(), "rb");
+    if (!f)
+        return out;
+    char buffer[65536];
+    int n;
+    while ((n = gzread(f, buffer, sizeof buffer)) > 0)
+        out.append(buffer, n);
+    gzclose(f);
+    return out;
 }
 
 static QString show(const QJsonValue &v)

@@ -18,6 +18,9 @@ QString dataPath(const QString &relative);
 
 QByteArray readAll(const QString &path);
 
+/// A file's bytes, gzip undone if it is gzip (zlib's gzread: plain files pass through).
+QByteArray readGunzipped(const QString &path);
+
 /// Compares two JSON values: numbers to `relativeTolerance` (absolute 1e-15 near zero), all else
 /// exactly. On mismatch `difference` names the first differing JSON path and both values.
 bool jsonNearlyEqual(const QJsonValue &expected, const QJsonValue &actual, double relativeTolerance,

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 
 namespace goblin::kineto {
@@ -130,7 +131,35 @@ std::optional<int> rankFromFileName(const QString &fileName)
     return ok ? std::optional<int>(rank) : std::nullopt;
 }
 
-std::vector<FoundTrace> findChromeTraces(const QString &runDir)
+namespace {
+
+/// `<worker>.<timestamp>.pt.trace.json[.gz]` (tensorboard_trace_handler's name): the worker and
+/// the timestamp, or an empty worker for other names.
+std::pair<QString, QString> workerSession(const QString &fileName)
+{
+    static const QRegularExpression re(QStringLiteral("^(.+)\\.(\\d{1,30})\\.pt\\.trace\\.json(?:\\.gz)?$"));
+    const auto m = re.match(fileName);
+    if (!m.hasMatch())
+        return {};
+    return {m.captured(1), m.captured(2)};
+}
+
+/// Is session timestamp `a` later than `b`? Digits compared as numbers, however long.
+bool laterTimestamp(const QString &a, const QString &b)
+{
+    const auto strip = [](const QString &digits) {
+        qsizetype zeros = 0;
+        while (zeros + 1 < digits.size() && digits[zeros] == QLatin1Char('0'))
+            ++zeros;
+        return digits.mid(zeros);
+    };
+    const QString x = strip(a), y = strip(b);
+    return x.size() != y.size() ? x.size() > y.size() : x > y;
+}
+
+} // namespace
+
+std::vector<FoundTrace> findChromeTraces(const QString &runDir, std::vector<SkippedTrace> *skipped)
 {
     std::vector<FoundTrace> found;
     const QDir root(runDir);
@@ -147,9 +176,31 @@ std::vector<FoundTrace> findChromeTraces(const QString &runDir)
             names.push_back(info.fileName());
             plain.insert(info.fileName());
         }
+        // The latest session of each worker (file names differing only in the timestamp).
+        std::map<QString, QString> latestOfWorker;  // worker -> its latest file's name
         for (const QString &name : names) {
             if (name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3)))
-                continue;  // the compressed copy of a trace that is here in plain text
+                continue;
+            const auto [worker, stamp] = workerSession(name);
+            if (worker.isEmpty())
+                continue;
+            auto [it, inserted] = latestOfWorker.emplace(worker, name);
+            if (!inserted && laterTimestamp(stamp, workerSession(it->second).second))
+                it->second = name;
+        }
+        for (const QString &name : names) {
+            if (name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3))) {
+                // the compressed copy of a trace that is here in plain text
+                if (skipped)
+                    skipped->push_back({prefix + name, prefix + name.chopped(3), SkippedTrace::Reason::CompressedCopy});
+                continue;
+            }
+            const QString worker = workerSession(name).first;
+            if (!worker.isEmpty() && latestOfWorker[worker] != name) {
+                if (skipped)
+                    skipped->push_back({prefix + name, prefix + latestOfWorker[worker], SkippedTrace::Reason::OlderSession});
+                continue;
+            }
             found.push_back({prefix + name, rankFromFileName(name)});
         }
     }

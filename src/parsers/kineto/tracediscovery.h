@@ -18,10 +18,24 @@ struct FoundTrace {
     std::optional<int> nameRank; ///< rank the file name states (see rankFromFileName())
 };
 
-/// Every chrome trace in `runDir` and its direct sub-folders, sorted by rank from the name (unknown
-/// last), then by path. A `X.json.gz` next to a `X.json` is the same trace compressed: only the
-/// plain one is listed.
-std::vector<FoundTrace> findChromeTraces(const QString &runDir);
+/// A chrome trace of the folder that findChromeTraces() leaves out, and why.
+struct SkippedTrace {
+    enum class Reason {
+        CompressedCopy,  ///< `X.json.gz` next to `X.json`: the same trace compressed
+        OlderSession,    ///< `W.<time>.pt.trace.json` with a newer `W.<later>.pt.trace.json` beside it
+    };
+    QString relativePath;
+    QString keptPath;  ///< the trace read in its place
+    Reason reason = Reason::CompressedCopy;
+};
+
+/// Every chrome trace in `runDir` and its direct sub-folders, one per rank, sorted by rank from
+/// the name (unknown last), then by path. Left out (and listed in `skipped`): a `X.json.gz` next
+/// to a `X.json` (the same trace compressed; the plain one is read), and older profiling sessions
+/// of one worker — tensorboard_trace_handler names each session's file
+/// `<worker>.<timestamp>.pt.trace.json[.gz]`, the worker being one process (`host_pid`), so two
+/// files of one worker are two sessions of one rank, not two ranks: the latest timestamp is read.
+std::vector<FoundTrace> findChromeTraces(const QString &runDir, std::vector<SkippedTrace> *skipped = nullptr);
 
 /// The rank a trace's file name states: `rank-3.json.gz`, `sampled_rank-0.json.gz`, `rank3.pt.trace.json`,
 /// `rank_12…`; nullopt when it states none.

@@ -361,15 +361,29 @@ void TestKinetoTimeline::tracesAreFoundByContent()
     copyInto(fixture(QStringLiteral("hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json")), d.filePath(QStringLiteral("t.json")));
     copyInto(fixture(QStringLiteral("hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz")), d.filePath(QStringLiteral("t.json.gz")));
 
+    // Sessions of one worker (tensorboard_trace_handler's <worker>.<timestamp>.pt.trace.json): the
+    // latest timestamp as a number (10 after 9), not as text; another worker is another rank.
+    copyInto(fixture(QStringLiteral("gen_none.json")), d.filePath(QStringLiteral("host_7.9.pt.trace.json")));
+    copyInto(fixture(QStringLiteral("gen_none.json")), d.filePath(QStringLiteral("host_7.10.pt.trace.json")));
+    copyInto(fixture(QStringLiteral("gen_none.json")), d.filePath(QStringLiteral("host_8.9.pt.trace.json")));
+
     QVERIFY(kineto::looksLikeChromeTrace(d.filePath(QStringLiteral("late.json"))));
     QVERIFY(!kineto::looksLikeChromeTrace(d.filePath(QStringLiteral("metadata.json"))));
     QVERIFY(!kineto::looksLikeChromeTrace(d.filePath(QStringLiteral("broken.json"))));
     QStringList found;
-    for (const kineto::FoundTrace &f : kineto::findChromeTraces(dir.path()))
+    std::vector<kineto::SkippedTrace> skipped;
+    for (const kineto::FoundTrace &f : kineto::findChromeTraces(dir.path(), &skipped))
         found << QStringLiteral("%1=%2").arg(f.relativePath).arg(f.nameRank.value_or(-1));
     // Named ranks first (in rank order), then by path.
-    QCOMPARE(found, (QStringList{QStringLiteral("b/whatever.gz=-1"), QStringLiteral("late.json=-1"),
+    QCOMPARE(found, (QStringList{QStringLiteral("b/whatever.gz=-1"), QStringLiteral("host_7.10.pt.trace.json=-1"),
+                                 QStringLiteral("host_8.9.pt.trace.json=-1"), QStringLiteral("late.json=-1"),
                                  QStringLiteral("t.json=-1"), QStringLiteral("trace_without_extension=-1")}));
+    QStringList left;
+    for (const kineto::SkippedTrace &s : skipped)
+        left << QStringLiteral("%1->%2:%3").arg(s.relativePath, s.keptPath)
+                    .arg(s.reason == kineto::SkippedTrace::Reason::CompressedCopy ? "copy" : "older");
+    QCOMPARE(left, (QStringList{QStringLiteral("host_7.9.pt.trace.json->host_7.10.pt.trace.json:older"),
+                                QStringLiteral("t.json.gz->t.json:copy")}));
 }
 
 void TestKinetoTimeline::rankFolderGivesOneFilePerRank()

@@ -19,7 +19,6 @@
 
 #include <cmath>
 #include <optional>
-#include <zlib.h>
 
 using namespace goblin;
 using goblin::test::dataPath;
@@ -141,15 +140,9 @@ QByteArray interleavedWarningsDocument()
 /// The bytes of a fixture, decompressed if it is gzip.
 QByteArray fixtureBytes(const QString &name)
 {
-    QByteArray out;
-    gzFile f = gzopen(QFile::encodeName(fixture(name)).constData(), "rb");
-    if (!f)
+    const QByteArray out = goblin::test::readGunzipped(fixture(name));
+    if (out.isEmpty())
         qFatal("cannot open %s", qPrintable(name));
-    char buffer[65536];
-    int n;
-    while ((n = gzread(f, buffer, sizeof buffer)) > 0)
-        out.append(buffer, n);
-    gzclose(f);
     return out;
 }
 
@@ -1219,18 +1212,39 @@ void TestTorchTraceParser::runFolderChoosesTheFile_data()
     QTest::addColumn<QString>("chosen");
     QTest::addColumn<QString>("referenceFailure");
     QTest::addColumn<QString>("diagnostic");
+    QTest::addColumn<QStringList>("timelineFiles");  // every trace read, primary first
 
-    QTest::newRow("torch_profile.json") << "json" << true << "torch_profile.json" << "" << "";
-    QTest::newRow("torch_profile.json.gz only") << "gz" << false << "torch_profile.json.gz" << "" << "";
-    QTest::newRow("two *.pt.trace files: newest wins")
+    QTest::newRow("torch_profile.json") << "json" << true << "torch_profile.json" << "" << ""
+                                        << QStringList{"torch_profile.json"};
+    QTest::newRow("torch_profile.json and its .gz copy")
+        << "json+gz" << true << "torch_profile.json" << ""
+        << "the compressed copy of torch_profile.json (same name + .gz): the trace is read once"
+        << QStringList{"torch_profile.json"};
+    QTest::newRow("torch_profile.json.gz only") << "gz" << false << "torch_profile.json.gz" << "" << ""
+                                                << QStringList{"torch_profile.json.gz"};
+    // tensorboard_trace_handler's <worker>.<timestamp>.pt.trace.json: one worker, two sessions.
+    QTest::newRow("two sessions of one worker: the latest is read, once")
         << "two" << false << "host_1.222.pt.trace.json.gz" << ""
-        << "read the newest (host_1.222.pt.trace.json.gz), not host_1.111.pt.trace.json";
+        << "an older profiling session of the same worker (process) as host_1.222.pt.trace.json.gz"
+        << QStringList{"host_1.222.pt.trace.json.gz"};
+    QTest::newRow("two workers: two ranks")
+        << "workers" << false << "host_1.222.pt.trace.json" << "" << ""
+        << QStringList{"host_1.222.pt.trace.json", "host_2.111.pt.trace.json.gz"};
+    QTest::newRow("torch_profile.json and a copy under another name: read once")
+        << "json+renamed" << true << "torch_profile.json" << ""
+        << "holds the same GPU events, steps and CPU activity as torch_profile.json"
+        << QStringList{"torch_profile.json"};
+    QTest::newRow("a .pt.trace.json and its .gz copy: read once")
+        << "pt+gz" << false << "host_1.222.pt.trace.json" << ""
+        << "the compressed copy of host_1.222.pt.trace.json (same name + .gz)"
+        << QStringList{"host_1.222.pt.trace.json"};
     QTest::newRow("a folder named torch_profile.json") << "folder" << true << "torch_profile.json.gz"
-                                                       << "[Errno 21] Is a directory" << "is a folder, not a file";
+                                                       << "[Errno 21] Is a directory" << "is a folder, not a file"
+                                                       << QStringList{"torch_profile.json.gz"};
     QTest::newRow("gzip bytes named torch_profile.json")
         << "gzipnamedjson" << true << "torch_profile.json" << "would crash here: UnicodeDecodeError"
-        << "gzip-compressed although it is named .json";
-    QTest::newRow("no torch trace") << "none" << false << "" << "" << "no torch_profile.json";
+        << "gzip-compressed although it is named .json" << QStringList{"torch_profile.json"};
+    QTest::newRow("no torch trace") << "none" << false << "" << "" << "no torch_profile.json" << QStringList{};
 }
 
 void TestTorchTraceParser::runFolderChoosesTheFile()
@@ -1240,6 +1254,7 @@ void TestTorchTraceParser::runFolderChoosesTheFile()
     QFETCH(QString, chosen);
     QFETCH(QString, referenceFailure);
     QFETCH(QString, diagnostic);
+    QFETCH(QStringList, timelineFiles);
 
     QTemporaryDir dir;
     const QByteArray plain = goblin::test::readAll(fixture(QStringLiteral("gen_none.json")));
@@ -1254,6 +1269,21 @@ void TestTorchTraceParser::runFolderChoosesTheFile()
         QFile old(dir.filePath(QStringLiteral("host_1.111.pt.trace.json")));
         QVERIFY(old.open(QIODevice::ReadWrite));
         QVERIFY(old.setFileTime(QDateTime::currentDateTime().addDays(-2), QFileDevice::FileModificationTime));
+    } else if (layout == QLatin1String("json+gz")) {
+        writeFile(dir.filePath(QStringLiteral("torch_profile.json")), plain);
+        writeFile(dir.filePath(QStringLiteral("torch_profile.json.gz")), gz);
+    } else if (layout == QLatin1String("json+renamed")) {
+        writeFile(dir.filePath(QStringLiteral("torch_profile.json")), plain);
+        writeFile(dir.filePath(QStringLiteral("host_1.5.pt.trace.json")), plain + "\n");
+    } else if (layout == QLatin1String("workers")) {
+        // Another simulated run (seed 7): gen_none and gen_patched differ in their metadata only,
+        // so they would be one timeline under two names.
+        writeFile(dir.filePath(QStringLiteral("host_1.222.pt.trace.json")), plain);
+        writeFile(dir.filePath(QStringLiteral("host_2.111.pt.trace.json.gz")),
+                  goblin::test::readAll(fixture(QStringLiteral("gen_two_gpus_seed7.json.gz"))));
+    } else if (layout == QLatin1String("pt+gz")) {
+        writeFile(dir.filePath(QStringLiteral("host_1.222.pt.trace.json")), plain);
+        writeFile(dir.filePath(QStringLiteral("host_1.222.pt.trace.json.gz")), gz);
     } else if (layout == QLatin1String("folder")) {
         QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("torch_profile.json")));
         writeFile(dir.filePath(QStringLiteral("torch_profile.json.gz")), gz);
@@ -1267,6 +1297,10 @@ void TestTorchTraceParser::runFolderChoosesTheFile()
     QVERIFY2(t.reference.readFailure.contains(referenceFailure), qPrintable(t.reference.readFailure));
     if (!diagnostic.isEmpty())
         QVERIFY2(findDiagnostic(t, diagnostic), qPrintable(allDiagnostics(t)));
+    QStringList read;
+    for (const GpuTimelineFile &file : t.timeline.files)
+        read << file.file;
+    QCOMPARE(read, timelineFiles);
     if (chosen.isEmpty()) {
         QVERIFY(!t.workbench.stepTimeSeconds);
     } else {
@@ -1274,7 +1308,7 @@ void TestTorchTraceParser::runFolderChoosesTheFile()
         QCOMPARE(t.eventCount, qint64(441));
     }
     // Only torch_profile.json feeds the reference; a plain one is read exactly as Python would.
-    if (layout == QLatin1String("json"))
+    if (layout == QLatin1String("json") || layout == QLatin1String("json+gz") || layout == QLatin1String("json+renamed"))
         QCOMPARE(*t.reference.stepTimeSeconds, 0.0036191678333333337);
     else if (!t.reference.readFailed)
         QVERIFY(!t.reference.stepTimeSeconds && !t.reference.hostBusyFraction);
