@@ -176,29 +176,32 @@ std::vector<FoundTrace> findChromeTraces(const QString &runDir, std::vector<Skip
             names.push_back(info.fileName());
             plain.insert(info.fileName());
         }
+        // The compressed copy of a trace that is here in plain text.
+        const auto isCompressedCopy = [&plain](const QString &name) {
+            return name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3)) > 0;
+        };
         // The latest session of each worker (file names differing only in the timestamp).
-        std::map<QString, QString> latestOfWorker;  // worker -> its latest file's name
+        std::map<QString, std::pair<QString, QString>> latestOfWorker;  // worker -> {file name, timestamp}
         for (const QString &name : names) {
-            if (name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3)))
+            if (isCompressedCopy(name))
                 continue;
             const auto [worker, stamp] = workerSession(name);
             if (worker.isEmpty())
                 continue;
-            auto [it, inserted] = latestOfWorker.emplace(worker, name);
-            if (!inserted && laterTimestamp(stamp, workerSession(it->second).second))
-                it->second = name;
+            auto [it, inserted] = latestOfWorker.emplace(worker, std::pair{name, stamp});
+            if (!inserted && laterTimestamp(stamp, it->second.second))
+                it->second = {name, stamp};
         }
         for (const QString &name : names) {
-            if (name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3))) {
-                // the compressed copy of a trace that is here in plain text
+            if (isCompressedCopy(name)) {
                 if (skipped)
                     skipped->push_back({prefix + name, prefix + name.chopped(3), SkippedTrace::Reason::CompressedCopy});
                 continue;
             }
             const QString worker = workerSession(name).first;
-            if (!worker.isEmpty() && latestOfWorker[worker] != name) {
+            if (!worker.isEmpty() && latestOfWorker[worker].first != name) {
                 if (skipped)
-                    skipped->push_back({prefix + name, prefix + latestOfWorker[worker], SkippedTrace::Reason::OlderSession});
+                    skipped->push_back({prefix + name, prefix + latestOfWorker[worker].first, SkippedTrace::Reason::OlderSession});
                 continue;
             }
             found.push_back({prefix + name, rankFromFileName(name)});
