@@ -61,7 +61,10 @@ QString runDirContaining(const QString &outputPath, const QStringList &runDirs)
     const QString fileDir = QFileInfo(QFileInfo(QFileInfo(outputPath).absoluteFilePath()).absolutePath())
                                 .canonicalFilePath();
     for (const QString &runDir : runDirs) {
-        const QString dir = QDir(runDir).canonicalPath();
+        // A file opened alone: its run folder is the one that holds it.
+        const QFileInfo run(runDir);
+        const QString dir = run.exists() && !run.isDir() ? QFileInfo(run.absolutePath()).canonicalFilePath()
+                                                         : QDir(runDir).canonicalPath();
         if (!dir.isEmpty() && (fileDir == dir || fileDir.startsWith(dir + QLatin1Char('/'))))
             return runDir;
     }
@@ -83,7 +86,8 @@ int runCompareCommand(const QStringList &arguments)
         "and/or a PNG of the delta bars and tables. Needs no display."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Two or more run folders."),
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
+                                 QStringLiteral("Two or more run folders (or files, each read alone)."),
                                  QStringLiteral("A B [C...]"));
     parser.addOptions({
         {QStringLiteral("json"), QStringLiteral("Write the comparison to FILE ('-' for standard output; the default "

@@ -17,7 +17,8 @@ int runCompareCommand(const QStringList &arguments);
 /// Writes `bytes` to `path` atomically, or to standard output for "-".
 bool writeCommandOutput(const QByteArray &bytes, const QString &path, QString *error);
 
-/// The first of `runDirs` that contains `outputPath` (never write into a run folder), or empty.
+/// The first of `runDirs` that contains `outputPath` (never write into a run folder; a file opened
+/// alone counts as its folder), or empty.
 QString runDirContaining(const QString &outputPath, const QStringList &runDirs);
 
 /// Prints "goblin-workbench COMMAND: message" and the --help hint to stderr; returns CommandUsageError.

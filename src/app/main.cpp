@@ -133,13 +133,16 @@ int main(int argc, char **argv)
         QCommandLineParser parser;
         parser.setApplicationDescription(QStringLiteral(
             "Goblin Workbench shows where each training step's time goes (the waste budget) from a profiling "
-            "run folder.\n\nCommands:\n  report RUN_DIR [options]   write the report headless (see 'report --help')\n"
+            "run folder.\n\nCommands:\n  report RUN_DIR [options]   write the report headless (see 'report --help'); RUN_DIR "
+            "may be a file, read alone\n"
             "  compare A B [C...]         compare runs under one set of thresholds\n"
             "  sweep RUN_DIR --threshold NAME --from A --to B --by S   each bucket along one threshold\n"
             "  table DIR...               one CSV row per run"));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders to open."),
+        parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
+                                     QStringLiteral("Run folders to open (a file opens alone: a chrome trace, a kernel "
+                                                    "trace, ...)."),
                                      QStringLiteral("[RUN_DIR...]"));
         parser.addOption({QStringLiteral("compare"), QStringLiteral("Open the compare view with the RUN_DIRs side by "
                                                                     "side (the window's File > Compare With...).")});

@@ -353,24 +353,24 @@ void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
+    // A dropped folder opens as a run, a dropped file alone, as on the command line.
     const QList<QUrl> urls = event->mimeData()->urls();
-    QStringList dirs;
+    QStringList paths;
     for (const QUrl &url : urls)
         if (url.isLocalFile()) {
-            const QString dir = runDirForPath(url.toLocalFile());
-            if (!dirs.contains(dir))
-                dirs << dir;
+            const QString path = QDir::cleanPath(url.toLocalFile());
+            if (!paths.contains(path))
+                paths << path;
         }
-    for (const QString &dir : std::as_const(dirs))
-        openRunDir(dir);
+    for (const QString &path : std::as_const(paths))
+        openRunDir(path);
     event->acceptProposedAction();
 }
 
 void MainWindow::openRunDir(const QString &path)
 {
-    // A file given on the command line stands for its folder, as a dropped one does.
-    const QFileInfo info(path);
-    m_loader->load(info.exists() && !info.isDir() ? runDirForPath(path) : path);
+    // A file opens alone, as `report FILE` reads it (loadRun() takes folders and files alike).
+    m_loader->load(path);
 }
 
 QString MainWindow::exampleRunDir()
@@ -437,7 +437,7 @@ void MainWindow::exportPng()
     live->flush();
     QApplication::setOverrideCursor(Qt::WaitCursor);
     QString error;
-    const bool ok = renderDashboardPng(*run, live->profile(), live->thresholds(), live->metrics(), path, &error);
+    const bool ok = renderDashboardPng(*run, live->derived(), path, &error);
     QApplication::restoreOverrideCursor();
     if (ok)
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
@@ -458,7 +458,7 @@ void MainWindow::exportJson()
     LiveAnalysis *live = m_session->live();
     live->flush();  // the live metrics up to date; exported as they are, not recomputed
     QString error;
-    if (exportReportJson(*run, live->profile(), live->thresholds(), live->metrics(), path, &error))
+    if (exportReportJson(*run, live->derived(), path, &error))
         statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
     else
         QMessageBox::warning(this, tr("Export failed"), error);
@@ -471,8 +471,10 @@ void MainWindow::closeCurrentRun()
 
 void MainWindow::reloadCurrentRun()
 {
+    // A file opened alone is known by its path; a folder by the path as the user gave it.
     if (const auto run = m_session->currentRun())
-        m_loader->load(run->runDirAsGiven.isEmpty() ? run->runDir : run->runDirAsGiven);
+        m_loader->load(run->runDirAsGiven.isEmpty() || !QFileInfo(run->runDir).isDir() ? run->runDir
+                                                                                         : run->runDirAsGiven);
 }
 
 void MainWindow::selectRelativeRun(int delta)
@@ -513,26 +515,45 @@ void MainWindow::onLoaded(std::shared_ptr<const RunAnalysis> run)
 {
     const QString runDir = run->runDir;
     const QString name = run->runName;
+    // The traces of the folder that are not ranks of this run open as runs of their own (each
+    // its file alone), listed after it and comparable with it.
+    QStringList separate;
+    if (QFileInfo(runDir).isDir())
+        for (const SeparateRun &s : run->separateRuns)
+            separate << QDir(runDir).filePath(s.file);
+    // A separate run loaded after its folder's run joins the list without taking the view.
+    const bool background = m_backgroundLoads.remove(runDir);
+    const int current = m_session->currentRow();
     const int row = m_session->openRun(std::move(run));
-    m_settings->addRecentRunDir(runDir);
+    if (background && current >= 0 && current != row)
+        m_session->setCurrentRow(current);
+    if (QFileInfo(runDir).isDir())
+        m_settings->addRecentRunDir(runDir);  // recent folders: a file is reopened from its folder
+    for (const QString &file : std::as_const(separate)) {
+        m_backgroundLoads.insert(file);
+        m_loader->load(file);
+    }
     const int problems = m_session->diagnostics()->countAtLeast(Severity::Warning);
-    statusBar()->showMessage(problems > 0 ? tr("Loaded %1 with %n warning(s) (Ctrl+D shows them)", nullptr, problems)
-                                                .arg(name)
-                                          : tr("Loaded %1").arg(name),
-                             8000);
+    QString message = problems > 0 ? tr("Loaded %1 with %n warning(s) (Ctrl+D shows them)", nullptr, problems).arg(name)
+                                   : tr("Loaded %1").arg(name);
+    if (!separate.isEmpty())
+        message += tr("; %n trace(s) of the folder are not ranks of this run and open as separate runs", nullptr,
+                      int(separate.size()));
+    statusBar()->showMessage(message, 8000);
     Q_UNUSED(row)
 }
 
 void MainWindow::onLoadFailed(const QString &runDir, const QString &message)
 {
-    Q_UNUSED(runDir)
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Could not open run folder"), message, QMessageBox::Ok, this);
+    m_backgroundLoads.remove(runDir);
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Could not open the run"), message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }
 
 void MainWindow::onLoadCancelled(const QString &runDir)
 {
+    m_backgroundLoads.clear();  // a cancel drops the queue
     statusBar()->showMessage(tr("Loading %1 cancelled").arg(QDir::toNativeSeparators(runDir)), 5000);
 }
 

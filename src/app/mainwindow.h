@@ -5,6 +5,7 @@
 #include "runanalysis.h"
 
 #include <QMainWindow>
+#include <QSet>
 #include <memory>
 
 class QAction;
@@ -32,7 +33,7 @@ public:
     explicit MainWindow(Settings *settings, QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// Loads `path` (a run folder, or any file in one) as given; queued behind a running load.
+    /// Loads `path` as given — a run folder, or a file alone — queued behind a running load.
     void openRunDir(const QString &path);
     /// Shows the compare view (the open runs side by side); `goblin-workbench --compare A B`.
     void showCompareView();
@@ -107,6 +108,8 @@ private:
     QAction *m_aboutQtAction = nullptr;
     QAction *m_openExampleAction = nullptr;
     QActionGroup *m_profileGroup = nullptr;
+    /// Separate runs of a folder queued after its run (rankgroups.h): listed, not made current.
+    QSet<QString> m_backgroundLoads;
 };
 
 } // namespace goblin

@@ -53,10 +53,13 @@ std::optional<double> numberOption(const QCommandLineParser &parser, const Thres
     return value;
 }
 
+/// Is `path` inside the run `folder` (for a file opened alone: inside the folder that holds it)?
 bool isInside(const QString &path, const QString &folder)
 {
     const QString file = QFileInfo(path).absoluteFilePath();
-    const QString dir = QDir(folder).canonicalPath();
+    const QFileInfo run(folder);
+    const QString dir = run.exists() && !run.isDir() ? QFileInfo(run.absolutePath()).canonicalFilePath()
+                                                     : QDir(folder).canonicalPath();
     const QString fileDir = QFileInfo(QFileInfo(file).absolutePath()).canonicalFilePath();
     return !dir.isEmpty() && (fileDir == dir || fileDir.startsWith(dir + QLatin1Char('/')));
 }
@@ -64,11 +67,14 @@ bool isInside(const QString &path, const QString &folder)
 void setUpParser(QCommandLineParser &parser)
 {
     parser.setApplicationDescription(
-        QStringLiteral("Computes the waste budget of a run folder (trace.csv, torch_profile.json, amd_smi.csv) "
-                       "and writes the report as JSON and/or PNG. Needs no display."));
+        QStringLiteral("Computes the waste budget of a run folder (trace.csv, torch_profile.json, amd_smi.csv), "
+                       "or of one file alone, and writes the report as JSON and/or PNG. Needs no display. Exits 1 "
+                       "when RUN_DIR cannot be read or holds nothing the workbench reads."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("The run folder to analyse."));
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
+                                 QStringLiteral("The run folder to analyse, or a file (a chrome trace, a kernel trace, "
+                                                "...) to analyse alone."));
     parser.addOptions({
         {QStringLiteral("json"), QStringLiteral("Write the JSON report to FILE ('-' for standard output; the default "
                                                 "when no --png is given)."),
@@ -202,8 +208,8 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 
-    const RunMetrics metrics = computeMetrics(loaded.run->profile(profile), thresholds);  // once, for JSON and PNG
-    const QJsonObject report = buildReport(*loaded.run, profile, thresholds, metrics);
+    const Derived derived = deriveResults(*loaded.run, profile, thresholds);  // once, for JSON and PNG
+    const QJsonObject report = buildReport(*loaded.run, derived);
     QString error;
     if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
         err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
@@ -211,7 +217,7 @@ int runReportCommand(const QStringList &arguments)
         return ReportRunDirUnreadable;
     }
 #ifdef GOBLIN_HAVE_GUI
-    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, profile, thresholds, metrics, pngPath, &error)) {
+    if (!pngPath.isEmpty() && !renderDashboardPng(*loaded.run, derived, pngPath, &error)) {
         err() << "goblin-workbench report: cannot write the PNG report: " << error << "\n";
         err().flush();
         return ReportRunDirUnreadable;

@@ -26,7 +26,8 @@ int runSweepCommand(const QStringList &arguments)
         "at that value), and where each bucket switches on or off, as JSON, CSV and/or a PNG chart. Needs no display."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("The run folder to analyse."));
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"),
+                                 QStringLiteral("The run folder (or a file, read alone) to analyse."));
     parser.addOptions({
         {QStringLiteral("threshold"), QStringLiteral("The threshold to sweep: gpu-util-below, host-busy-above or hbm-target."),
          QStringLiteral("NAME")},
@@ -108,7 +109,7 @@ int runSweepCommand(const QStringList &arguments)
         QTextStream(stderr) << "goblin-workbench sweep: cannot read " << loaded.error << "\n";
         return CommandUnreadable;
     }
-    const std::vector<SweepPoint> points = sweepRun(loaded.run->profile(profile), thresholds, *which, values);
+    const std::vector<SweepPoint> points = sweepRun(*loaded.run, profile, thresholds, *which, values);
     const QStringList command = reproducingCommand(
         name, {absoluteRunDir(dirs.front())}, profile, thresholds,
         {QStringLiteral("--threshold"), sweepThresholdName(*which), QStringLiteral("--from"), exactNumberText(range[0]),

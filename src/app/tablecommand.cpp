@@ -34,7 +34,8 @@ int runTableCommand(const QStringList &arguments)
         "kernel and the number of diagnostics. Loads two runs at a time."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders."), QStringLiteral("DIR..."));
+    parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders (or files, each read alone)."),
+                                 QStringLiteral("DIR..."));
     parser.addOption({QStringLiteral("csv"), QStringLiteral("Write the table to FILE ('-' for standard output, the "
                                                             "default)."),
                       QStringLiteral("FILE"), QStringLiteral("-")});

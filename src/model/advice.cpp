@@ -1,5 +1,7 @@
 #include "advice.h"
 
+#include "budgetformula.h"
+
 #include <QJsonValue>
 #include <algorithm>
 #include <cmath>
@@ -43,59 +45,104 @@ QJsonArray untunedGemmKernels(const RunAnalysis &run, const ProfileAnalysis &a, 
 
 } // namespace
 
-std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                              const WasteBudget &budget)
+std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
 {
+    const HeuristicsProfile profile = derived.profile;
+    const Thresholds &thresholds = derived.thresholds;
+    const WasteBudget &budget = derived.metrics.wasteBudget;
     const ProfileAnalysis &a = run.profile(profile);
     const BudgetInputs &in = a.budgetInputs;
-    // The operands the budget itself used (terms): with several ranks they are the ranks' means,
-    // so the evidence and share_of_step agree with the mean budget the advice reads.
-    const double step = budget.terms.stepS;
+    const BudgetTerms &terms = budget.terms;
+    const Quantities &q = derived.quantities;
+    // The operands the budget itself used (terms): with several ranks or steps they are means, so
+    // the evidence and share_of_step agree with the budget the advice reads.
+    const double step = terms.stepS;
     std::vector<Advice> out;
     if (!(step > 0.0) || !std::isfinite(step))
         return out;
     const auto add = [&](const QString &rule, int bucketIndex, const QString &text, QJsonObject evidence) {
-        const double seconds = budget.bucket(bucketIndex);
-        if (!(seconds > 0.0) || !std::isfinite(seconds))
+        const double seconds = budgetRowSeconds(budget, bucketIndex);
+        // No advice argues from a number nothing measured.
+        if (!(seconds > 0.0) || !std::isfinite(seconds) || budget.state(bucketIndex) == ValueState::Unknown)
             return;
         evidence.insert(QStringLiteral("step_time_seconds"), step);
         evidence.insert(QStringLiteral("bucket_seconds_per_step"), seconds);
-        out.push_back({rule, WasteBudget::bucketKey(bucketIndex), seconds, seconds / step, text, evidence});
+        evidence.insert(QStringLiteral("bucket_state"), valueStateName(budget.state(bucketIndex)));
+        const QString key = bucketIndex == kUnattributedRow ? QStringLiteral("unattributed") : WasteBudget::bucketKey(bucketIndex);
+        out.push_back({rule, key, seconds, seconds / step, text, evidence});
     };
-    const double util = budget.terms.gpuUtilPct;
-    const double busy = budget.terms.hostBusy;
+    // Utilisation and host busy as the quantities state them: omitted when unknown.
+    const Quantity &utilQ = q[QuantityKey::GpuUtilPct];
+    const Quantity &hostQ = q[QuantityKey::HostBusyFraction];
+    const double util = utilQ.value.value_or(0.0);
+    const double busy = hostQ.value.value_or(0.0);
+    const QString utilText = utilQ.value ? QStringLiteral("%1 %").arg(util, 0, 'f', 1) : QStringLiteral("unknown");
+    const QString hostText = hostQ.value ? QStringLiteral("%1 %").arg(pct(busy)) : QStringLiteral("unknown");
+    const auto withQuantities = [&](QJsonObject evidence) {
+        if (utilQ.value)
+            evidence.insert(QStringLiteral("gpu_util_pct"), util);
+        if (hostQ.value)
+            evidence.insert(QStringLiteral("host_busy_fraction"), busy);
+        return evidence;
+    };
 
     // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
-    // precision_path(5) kernel_shape(6).
+    // precision_path(5) kernel_shape(6), then unattributed.
+    const QString dataWhy =
+        terms.measured
+            ? QStringLiteral("the GPU sat idle %1 ms per step inside data loading (enumerate(DataLoader)…) and %2 ms "
+                             "copying inputs in with nothing else to run%3")
+                  .arg(ms(terms.idleDataS), ms(terms.h2dCopyS),
+                       terms.dataWaitGateMet && terms.idleHostS > 0.0
+                           ? QStringLiteral(", and %1 ms idle during other host work (utilisation below %2 % with "
+                                            "the host above %3 busy: the thresholds count it as data wait)")
+                                 .arg(ms(terms.idleHostS))
+                                 .arg(thresholds.gpuUtilBelowPct, 0, 'g', 4)
+                                 .arg(thresholds.hostBusyAbove, 0, 'g', 3)
+                           : QString())
+            : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
     add(QStringLiteral("data_wait.input_pipeline"), 1,
-        QStringLiteral("Data wait %1 ms/step at GPU utilisation %2 % with the host %3 % busy: the GPU waits for "
-                       "input. Use more DataLoader workers (num_workers), pinned memory (pin_memory=True) and "
-                       "prefetching; move decoding and augmentation off the training process.")
-            .arg(ms(budget.dataWait), QString::number(util, 'f', 1), pct(busy)),
-        QJsonObject{{QStringLiteral("gpu_util_pct"), util},
-                    {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
-                    {QStringLiteral("host_busy_fraction"), busy},
-                    {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}});
+        QStringLiteral("Data wait %1 ms/step: %2. Use more DataLoader workers (num_workers), pinned memory "
+                       "(pin_memory=True) and prefetching; move decoding and augmentation off the training process.")
+            .arg(ms(budget.dataWait), dataWhy),
+        withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
+                                   {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
+                                   {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
+                                   {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}}));
 
+    const QString gapWhy =
+        terms.measured
+            ? QStringLiteral("the GPU is idle %1 ms per step while the host runs nothing traced (launch gaps, "
+                             "synchronisation)%2")
+                  .arg(ms(terms.idleNothingS),
+                       !terms.dataWaitGateMet && terms.idleHostS > 0.0
+                           ? QStringLiteral(" and %1 ms while other host work runs (Python, optimizer, logging)")
+                                 .arg(ms(terms.idleHostS))
+                           : QString())
+            : QStringLiteral("the GPU is idle (utilisation %1) while the host is not feeding data (%2 busy)")
+                  .arg(utilText, hostText);
     add(QStringLiteral("host_gap.launch_overhead"), 2,
-        QStringLiteral("Host gap %1 ms/step: the GPU is idle (utilisation %2 %) while the host is not feeding data "
-                       "(%3 % busy), typically kernel launch overhead and synchronisation. Capture the step with "
-                       "CUDA/HIP graphs or torch.compile (mode=\"reduce-overhead\"), remove .item()/.cpu() syncs.")
-            .arg(ms(budget.hostGap), QString::number(util, 'f', 1), pct(busy)),
-        QJsonObject{{QStringLiteral("gpu_util_pct"), util},
-                    {QStringLiteral("host_busy_fraction"), busy},
-                    {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)},
-                    {QStringLiteral("steps_covered"), a.traceStepsCovered}});
+        QStringLiteral("Host gap %1 ms/step: %2. Capture the step with CUDA/HIP graphs or torch.compile "
+                       "(mode=\"reduce-overhead\"), remove .item()/.cpu() syncs, and move other host work off the "
+                       "critical path.")
+            .arg(ms(budget.hostGap), gapWhy),
+        withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
+                                   {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
+                                   {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)}}));
 
     const double collectiveShare =
         a.classTotals.totalNs > 0 ? double(a.classTotals.collectiveNs) / double(a.classTotals.totalNs) : 0.0;
     add(QStringLiteral("comm_excess.overlap"), 3,
-        QStringLiteral("Communication %1 ms/step (%2 % of kernel time in collectives, %3 GPU agents). Overlap it with "
-                       "compute (DDP/FSDP overlap, backward prefetch) and tune the bucket sizes (bucket_cap_mb) so "
-                       "all-reduces start earlier.")
-            .arg(ms(budget.commExcess), pct(collectiveShare))
+        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents). Overlap it "
+                       "with compute (DDP/FSDP overlap, backward prefetch) and tune the bucket sizes (bucket_cap_mb) "
+                       "so all-reduces start earlier.")
+            .arg(ms(budget.commExcess),
+                 terms.measured ? QStringLiteral("exposed: no compute kernel ran beside the collectives")
+                                : QStringLiteral("in collective kernels"),
+                 pct(collectiveShare))
             .arg(a.gpuAgents),
-        QJsonObject{{QStringLiteral("collective_seconds_per_step"), in.commExcessS},
+        QJsonObject{{QStringLiteral("exposed_comm_seconds_per_step"), terms.measured ? terms.exposedCommS : budget.commExcess},
+                    {QStringLiteral("collective_seconds_per_step"), in.commExcessS},
                     {QStringLiteral("collective_share_of_kernel_time"), collectiveShare},
                     {QStringLiteral("collective_calls"), double(a.classTotals.collectiveCalls)},
                     {QStringLiteral("gpu_agents"), a.gpuAgents}});
@@ -135,11 +182,32 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile,
                        "these shapes with hipBLASLt (HIPBLASLT_TUNING / PYTORCH_TUNABLEOP_ENABLED=1) or pad them to "
                        "tuned sizes.")
             .arg(ms(budget.kernelShape), pct(genericShare), names.join(QStringLiteral("; "))),
-        QJsonObject{{QStringLiteral("generic_gemm_share_of_gemm_time"), genericShare},
-                    {QStringLiteral("generic_gemm_seconds"), double(in.genericGemmNs) / 1e9},
-                    {QStringLiteral("gemm_seconds"), double(in.gemmNs) / 1e9},
-                    {QStringLiteral("gpu_util_pct"), util},
-                    {QStringLiteral("untuned_kernels"), untuned}});
+        withQuantities(QJsonObject{{QStringLiteral("generic_gemm_share_of_gemm_time"), genericShare},
+                                   {QStringLiteral("generic_gemm_seconds"), double(in.genericGemmNs) / 1e9},
+                                   {QStringLiteral("gemm_seconds"), double(in.gemmNs) / 1e9},
+                                   {QStringLiteral("untuned_kernels"), untuned}}));
+
+    // What the budget cannot attribute is said too, with what would let it.
+    const bool idleUnsplit = terms.measured ? !terms.hostKnown : terms.gates[1] == BucketGate::HostNotTraced;
+    const QString unattributedText =
+        terms.gates[0] == BucketGate::UtilNotMeasured
+            ? QStringLiteral("Unattributed %1 ms/step: nothing measured the GPU (no telemetry, no GPU events in the "
+                             "traces). Profile with GPU activities (torch.profiler with ProfilerActivity.CUDA, or "
+                             "rocprofv3 --kernel-trace) or collect amd-smi telemetry.")
+                  .arg(ms(budget.unattributed))
+        : idleUnsplit
+            ? QStringLiteral("Unattributed %1 ms/step: the GPU is idle, but the trace shows nothing of the host, so "
+                             "data wait cannot be told from launch gaps. Profile the CPU side too (torch.profiler "
+                             "with ProfilerActivity.CPU, or rocprofv3 --hip-trace --marker-trace).")
+                  .arg(ms(budget.unattributed))
+            : QStringLiteral("Unattributed %1 ms/step: the GPU only copies or sets memory (device-to-host or "
+                             "device-to-device copies, memsets) with no kernel running. Look for .cpu()/.item() "
+                             "transfers, layout copies (.contiguous()) and zeroing that could be fused or avoided.")
+                  .arg(ms(budget.unattributed));
+    add(QStringLiteral("unattributed.coverage"), kUnattributedRow, unattributedText,
+        QJsonObject{{QStringLiteral("copy_only_seconds"), terms.otherCopyS},
+                    {QStringLiteral("host_traced"), !idleUnsplit},
+                    {QStringLiteral("utilisation_measured"), terms.gates[0] != BucketGate::UtilNotMeasured}});
 
     std::stable_sort(out.begin(), out.end(),
                      [](const Advice &x, const Advice &y) { return x.secondsPerStep > y.secondsPerStep; });

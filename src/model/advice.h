@@ -3,7 +3,7 @@
 /// look at, largest bucket first. Each piece of advice carries the bucket it explains (its
 /// seconds are that bucket's value) and the evidence, the numbers that triggered it.
 
-#include "runanalysis.h"
+#include "derived.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -20,10 +20,9 @@ struct Advice {
     QJsonObject evidence;      ///< the numbers used; never empty
 };
 
-/// Advice for every waste bucket above zero, sorted by seconds per step, largest first (ties keep
-/// the bucket order). `budget` must be computeMetrics(analysis, thresholds).wasteBudget.
-std::vector<Advice> adviseRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                              const WasteBudget &budget);
+/// Advice for every waste bucket above zero whose value is known, sorted by seconds per step,
+/// largest first (ties keep the bucket order), for the run's budget in `derived`.
+std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived);
 
 QJsonArray adviceJson(const std::vector<Advice> &advice);
 

@@ -26,7 +26,19 @@ double budgetRowSeconds(const WasteBudget &budget, int row);
 /// and the collective bucket's meaning.
 QString bucketFormula(int index, const WasteBudget &budget, HeuristicsProfile profile);
 
-/// One sentence naming the largest waste bucket and the useful share of the step.
+/// One sentence naming the largest waste bucket and the useful share of the step; says when there
+/// is no budget, and never calls a budget with unknown buckets "no waste".
 QString budgetVerdict(const WasteBudget &budget, double stepTimeS);
+
+/// Where row `index`'s number came from, in a short phrase (the report's `source`, the mark's
+/// tooltip): "measured: GPU idle inside data-loading ranges + host-to-device copies".
+QString bucketSource(int index, const WasteBudget &budget, HeuristicsProfile profile);
+
+/// What row `index` measures in `profile` (measured = the budget built on the GPU timeline),
+/// for the report's `budget_definitions` and the "?" help.
+QString bucketDefinition(int index, HeuristicsProfile profile, bool measured);
+
+/// A bucket's value for reading: "—" when its state is unknown, else the seconds.
+QString formatBucketSeconds(const WasteBudget &budget, int row);
 
 } // namespace goblin

@@ -43,6 +43,24 @@ std::optional<Precision> precisionFromName(const QString &name)
     return std::nullopt;
 }
 
+QString valueStateName(ValueState state)
+{
+    switch (state) {
+    case ValueState::Measured:
+        return QStringLiteral("measured");
+    case ValueState::Estimated:
+        return QStringLiteral("estimated");
+    case ValueState::Unknown:
+        break;
+    }
+    return QStringLiteral("unknown");
+}
+
+ValueState weakerState(ValueState a, ValueState b)
+{
+    return quint8(a) > quint8(b) ? a : b;
+}
+
 double WasteBudget::bucket(int index) const
 {
     switch (index) {
@@ -78,6 +96,30 @@ QString WasteBudget::bucketLabel(int index)
     return index >= 0 && index < BucketCount ? QString::fromLatin1(labels[index]) : QString();
 }
 
+namespace {
+
+/// The seed's formulas estimate every bucket; a bucket whose inputs nothing measured is unknown
+/// (workbench profile; the reference profile shows the reference's estimates as they are).
+void seedStates(WasteBudget &b, const BudgetInputs &in, HeuristicsProfile profile)
+{
+    b.states.fill(ValueState::Estimated);
+    b.states[WasteBudget::UnattributedIndex] = b.unattributed > 0.0 ? ValueState::Estimated : ValueState::Measured;
+    if (profile == HeuristicsProfile::Reference)
+        return;
+    const ValueState util = in.gpuUtilKnown ? ValueState::Estimated : ValueState::Unknown;
+    const ValueState host = in.hostBusyKnown ? ValueState::Estimated : ValueState::Unknown;
+    const ValueState kernels = in.kernelsKnown ? ValueState::Estimated : ValueState::Unknown;
+    b.states[0] = util;
+    b.states[1] = weakerState(util, host);
+    b.states[2] = weakerState(util, host);
+    b.states[3] = kernels;
+    b.states[4] = b.terms.gates[4] == BucketGate::NoHbmTelemetry ? ValueState::Unknown : ValueState::Estimated;
+    b.states[5] = b.terms.gates[5] == BucketGate::PrecisionFastPath ? ValueState::Estimated : weakerState(util, kernels);
+    b.states[6] = weakerState(util, kernels);
+}
+
+} // namespace
+
 WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t, HeuristicsProfile profile)
 {
     // Operation order follows the reference exactly so the reference profile stays bit-exact.
@@ -103,7 +145,7 @@ WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t, Heur
     x.headroomWeight = t.headroomWeight;
     if (!(stepT > 0.0)) {
         x.gates.fill(BucketGate::NoStepTime);
-        return b;
+        return b;  // every state stays Unknown: there is no budget
     }
     const double gpuUtil = in.gpuUtilPct / 100.0;
     const double hostBusy = in.hostBusyFraction;
@@ -147,15 +189,28 @@ WasteBudget computeWasteBudget(const BudgetInputs &in, const Thresholds &t, Heur
         }
     }
 
+    if (profile == HeuristicsProfile::Workbench) {
+        // A formula fed an input nothing measured gives a made-up number: those buckets are 0 and
+        // unknown, and their share of the step is unattributed, not useful GPU.
+        if (!in.gpuUtilKnown) {
+            b.dataWait = b.hostGap = b.kernelShape = b.precisionPath = 0.0;
+            x.gates[1] = x.gates[2] = BucketGate::UtilNotMeasured;
+        } else if (!in.hostBusyKnown) {
+            b.dataWait = b.hostGap = 0.0;
+            b.unattributed = stepT * (1.0 - gpuUtil);  // the idle share, which no host reading splits
+            x.gates[1] = x.gates[2] = BucketGate::HostNotTraced;
+        }
+    }
     const double spent = b.dataWait + b.hostGap + b.commExcess + b.kernelShape + b.precisionPath + b.memoryHeadroom;
     x.spentS = spent;
-    const double leftover = std::max(0.0, stepT - spent);
+    const double leftover = std::max(0.0, stepT - spent - b.unattributed);
     if (profile == HeuristicsProfile::Workbench && !in.gpuUtilKnown) {
         b.unattributed = leftover;
         x.gates[0] = BucketGate::UtilNotMeasured;
     } else {
         b.usefulGpu = leftover;
     }
+    seedStates(b, in, profile);
     return b;
 }
 

@@ -33,6 +33,13 @@ struct Thresholds {
     bool operator==(const Thresholds &) const = default;
 };
 
+/// Where a number came from: measured on a trace or by telemetry, estimated (a heuristic, a
+/// name pattern or a stand-in), or unknown (nothing said; shown as "—", never as 0).
+enum class ValueState : quint8 { Measured, Estimated, Unknown };
+QString valueStateName(ValueState state);  ///< "measured", "estimated", "unknown"
+/// The weaker of two states, for a value made of both: unknown beats estimated beats measured.
+ValueState weakerState(ValueState a, ValueState b);
+
 /// What computeWasteBudget decided for one bucket: it counted, or why it is 0.
 enum class BucketGate : quint8 {
     Counted,                ///< the formula applied (its value may still be 0)
@@ -44,6 +51,7 @@ enum class BucketGate : quint8 {
     PrecisionFastPath,      ///< the workload runs bf16 or fp8
     NoPrecisionTaggedTime,  ///< no fp16- or bf16-tagged kernel time
     UtilNotMeasured,        ///< useful GPU, workbench profile: nothing measured utilisation
+    HostNotTraced,          ///< data wait / host gap: no CPU activity in the trace to tell them apart
 };
 
 /// The operands the seven formulas used, exactly as computeWasteBudget used them; bucketFormula()
@@ -73,6 +81,21 @@ struct BudgetTerms {
     double hbmSlack = 0.0;         ///< (target − used) / target
     double headroomWeight = 0.0;
 
+    // The measured budget (measuredbudget.h): the step's timeline in seconds, as partitioned.
+    bool measured = false;         ///< built on a GPU timeline, not on the seed's formulas
+    bool hostKnown = true;         ///< the trace shows the host's activity (CPU ops or data-loading ranges)
+    bool dataWaitGateMet = false;  ///< util below and host busy above their thresholds: host idle is data wait
+    double computeS = 0.0;         ///< busy compute (union of non-collective kernels)
+    double exposedCommS = 0.0;     ///< collectives no compute kernel overlaps
+    double h2dCopyS = 0.0;         ///< host-to-device copies no kernel overlaps
+    double otherCopyS = 0.0;       ///< other copies and memsets no kernel overlaps
+    double idleDataS = 0.0;        ///< GPU idle inside a data-loading range
+    double idleHostS = 0.0;        ///< GPU idle while other host work runs
+    double idleNothingS = 0.0;     ///< GPU idle while the host runs nothing traced (launch gaps)
+    double genericGemmS = 0.0;     ///< untuned GEMM kernel time in the step
+    double fp16S = 0.0;            ///< fp16-tagged kernel time in the step
+    double headroomWantedS = 0.0;  ///< slack × step × weight before the cap at the idle it is taken from
+
     bool operator==(const BudgetTerms &) const = default;
 };
 
@@ -89,13 +112,21 @@ struct WasteBudget {
     /// booked as useful GPU time. Not one of the seven buckets (report key `unattributed_s`).
     double unattributed = 0.0;
     BudgetTerms terms;  ///< how each bucket was computed (tooltips, the formula column)
+    /// The state of each bucket, then of `unattributed` (index BucketCount).
+    std::array<ValueState, BudgetTerms::BucketCount + 1> states{ValueState::Unknown, ValueState::Unknown,
+                                                                ValueState::Unknown, ValueState::Unknown,
+                                                                ValueState::Unknown, ValueState::Unknown,
+                                                                ValueState::Unknown, ValueState::Unknown};
 
     static constexpr int BucketCount = BudgetTerms::BucketCount;
+    static constexpr int UnattributedIndex = BucketCount;  ///< index of `unattributed` in states
     double bucket(int index) const;           ///< in the order of bucketKey()
     static QString bucketKey(int index);      ///< "useful_gpu", "data_wait", …
     static QString bucketLabel(int index);    ///< "Useful GPU", "Data wait", …
-    /// True when the leftover went to `unattributed` instead of useful GPU.
-    bool hasUnattributed() const { return terms.gates[0] == BucketGate::UtilNotMeasured; }
+    /// True when part of the step is booked as `unattributed` (nothing measured utilisation, or
+    /// the timeline shows time no bucket claims).
+    bool hasUnattributed() const { return terms.gates[0] == BucketGate::UtilNotMeasured || unattributed > 0.0; }
+    ValueState state(int index) const { return index >= 0 && index <= BucketCount ? states[std::size_t(index)] : ValueState::Unknown; }
     bool operator==(const WasteBudget &) const = default;
 };
 
@@ -107,6 +138,8 @@ struct BudgetInputs {
     /// says so instead of booking the leftover as useful GPU time. The reference profile ignores it.
     bool gpuUtilKnown = true;
     double hostBusyFraction = 0.0;
+    bool hostBusyKnown = true;      ///< false: nothing traced the host (read as 0 by the formulas)
+    bool kernelsKnown = true;       ///< false: no kernel list (the kernel sums below are not 0, they are unknown)
     std::optional<double> hbmPeakGb;
     double commExcessS = 0.0;       ///< collective seconds (reference: trace-wide sum; workbench: per step per GPU)
     qint64 gemmNs = 0;              ///< kernel time of GEMM kernels

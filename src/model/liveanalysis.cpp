@@ -15,8 +15,7 @@ void LiveAnalysis::setRun(std::shared_ptr<const RunAnalysis> run)
 {
     m_run = std::move(run);
     m_timer.stop();
-    m_cut = StepSeries{};
-    m_cutN = 0;
+    m_derived = Derived{};  // nothing of another run's plan is reused
     if (m_selectedStep != -1) {
         m_selectedStep = -1;
         emit selectedStepChanged(-1);
@@ -56,11 +55,14 @@ void LiveAnalysis::setThresholds(const Thresholds &thresholds)
 
 const StepSeries *LiveAnalysis::steps() const
 {
-    if (!m_run || m_profile != HeuristicsProfile::Workbench)
-        return nullptr;
-    if (!m_run->steps.empty())
-        return &m_run->steps;
-    return m_cutN > 0 && !m_cut.empty() ? &m_cut : nullptr;
+    return m_run ? m_derived.steps() : nullptr;
+}
+
+const WasteBudget &LiveAnalysis::shownBudget() const
+{
+    if (m_selectedStep >= 0 && std::size_t(m_selectedStep) < m_derived.stepBudgets.size())
+        return m_derived.stepBudgets[std::size_t(m_selectedStep)];
+    return m_derived.metrics.wasteBudget;
 }
 
 void LiveAnalysis::setSelectedStep(int index)
@@ -88,8 +90,7 @@ double LiveAnalysis::stepTimeS() const
 {
     if (const StepInputs *step = selectedStepInputs())
         return step->durationS;
-    const ProfileAnalysis *a = analysis();
-    return a ? a->budgetInputs.stepTimeS : 0.0;
+    return m_run ? m_derived.stepTimeS() : 0.0;
 }
 
 void LiveAnalysis::flush()
@@ -102,20 +103,11 @@ void LiveAnalysis::flush()
 
 void LiveAnalysis::recompute()
 {
-    const ProfileAnalysis *a = analysis();
-    m_metrics = a ? computeMetrics(*a, m_thresholds) : RunMetrics{};
-    // --steps N on a run without step marks: cut the span again, only when N changed.
-    const int n = a && m_profile == HeuristicsProfile::Workbench ? cutStepCount(*m_run, m_thresholds) : 0;
-    if (n != m_cutN) {
-        m_cutN = n;
-        m_cut = n > 0 ? cutSteps(*m_run, n) : StepSeries{};
-        if (m_selectedStep >= 0 && !selectedStepInputs()) {
-            m_selectedStep = -1;
-            emit selectedStepChanged(-1);
-        }
+    m_derived = m_run ? deriveResults(*m_run, m_profile, m_thresholds, &m_derived) : Derived{};
+    if (m_selectedStep >= 0 && !selectedStepInputs()) {  // --steps N changed the steps
+        m_selectedStep = -1;
+        emit selectedStepChanged(-1);
     }
-    // One step: the same formulas on that step's own inputs.
-    m_stepBudget = a && selectedStepInputs() ? stepBudget(*steps(), m_selectedStep, m_thresholds) : WasteBudget{};
     ++m_recomputes;
     emit metricsChanged();
 }

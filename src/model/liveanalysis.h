@@ -1,6 +1,7 @@
 #pragma once
 /// \file The run, profile and thresholds the views show, and the coalesced live recompute.
 
+#include "derived.h"
 #include "runanalysis.h"
 
 #include <QObject>
@@ -12,8 +13,8 @@ namespace goblin {
 /// Holds the current run, heuristics profile and thresholds and the RunMetrics computed from
 /// them. Threshold changes are coalesced: setThresholds() stores them, announces them at once
 /// (thresholdsChanged, so controls and threshold lines follow the mouse) and a single-shot
-/// timer recomputes once per frame (metricsChanged). The recompute is computeMetrics(), a few
-/// floating-point operations on aggregates, so it stays on the GUI thread.
+/// timer recomputes once per frame (metricsChanged). The recompute is deriveResults() (derived.h),
+/// arithmetic on aggregates, so it stays on the GUI thread; every view reads its result.
 class LiveAnalysis : public QObject
 {
     Q_OBJECT
@@ -46,11 +47,13 @@ public:
     /// The selected step's inputs, or nullptr when the run mean is shown.
     const StepInputs *selectedStepInputs() const;
 
+    /// Everything the thresholds give for the run as of the last recompute (derived.h).
+    const Derived &derived() const { return m_derived; }
     /// The run's metrics as of the last recompute (all zero without a run), whichever step is
     /// shown: exports and `command` always describe the run.
-    const RunMetrics &metrics() const { return m_metrics; }
+    const RunMetrics &metrics() const { return m_derived.metrics; }
     /// What the dashboard shows: the selected step's budget, else the run's (metrics().wasteBudget).
-    const WasteBudget &shownBudget() const { return m_selectedStep >= 0 ? m_stepBudget : m_metrics.wasteBudget; }
+    const WasteBudget &shownBudget() const;
     /// Step time of the current profile, or of the selected step (0 without a run).
     double stepTimeS() const;
     bool recomputePending() const { return m_timer.isActive(); }
@@ -73,14 +76,10 @@ private:
     std::shared_ptr<const RunAnalysis> m_run;
     HeuristicsProfile m_profile = HeuristicsProfile::Workbench;
     Thresholds m_thresholds;
-    RunMetrics m_metrics;
+    Derived m_derived;
     QTimer m_timer;
     quint64 m_recomputes = 0;
     int m_selectedStep = -1;
-    WasteBudget m_stepBudget;  ///< of m_selectedStep, as of the last recompute
-    /// --steps N without step marks: the kernel span cut into N (rebuilt when N changes).
-    StepSeries m_cut;
-    int m_cutN = 0;
 };
 
 } // namespace goblin

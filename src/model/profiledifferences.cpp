@@ -4,6 +4,7 @@
 #include "formatting.h"
 
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <cmath>
 
 namespace goblin {
@@ -94,10 +95,20 @@ void explainDifferences(RunAnalysis &run)
                                    {FlagFp16, "fp16 kernels"},
                                    {FlagBf16, "bf16 kernels"}};
     const KernelReading &kr = run.kernels.workbench;
+    auto shortName = [&](std::size_t id) {
+        QString name = QString::fromStdString(run.kernels.names[id]);
+        if (name.size() > 80)
+            name = name.left(77) + QStringLiteral("...");
+        return name;
+    };
+    // The reference books any name with the token "broadcast" as a collective; the workbench only
+    // the communication libraries and named communication kernels (docs/collectives.md).
+    static const QRegularExpression broadcastToken(QStringLiteral("(?<![A-Za-z0-9])broadcast(?![A-Za-z0-9])"),
+                                                   QRegularExpression::CaseInsensitiveOption);
     for (const Diff &d : flagsToCompare) {
-        qint64 onlyWorkbenchNs = 0, onlyReferenceNs = 0;
-        int onlyWorkbench = 0, onlyReference = 0;
-        std::size_t example = 0;
+        qint64 onlyWorkbenchNs = 0, onlyReferenceNs = 0, broadcastNs = 0;
+        int onlyWorkbench = 0, onlyReference = 0, broadcastNames = 0;
+        std::size_t example = 0, broadcastExample = 0;
         for (std::size_t id = 0; id < kr.perName.size(); ++id) {
             if (kr.perName[id].calls == 0)
                 continue;
@@ -108,28 +119,42 @@ void explainDifferences(RunAnalysis &run)
                     example = id;
                 onlyWorkbenchNs += kr.perName[id].totalNs;
             } else if (inR && !inW) {
+                if (d.flag == FlagCollective &&
+                    broadcastToken.match(QString::fromStdString(run.kernels.names[id])).hasMatch()) {
+                    if (broadcastNames++ == 0)
+                        broadcastExample = id;
+                    broadcastNs += kr.perName[id].totalNs;
+                    continue;
+                }
                 ++onlyReference;
                 onlyReferenceNs += kr.perName[id].totalNs;
             }
         }
-        if (onlyWorkbench > 0) {
-            QString name = QString::fromStdString(run.kernels.names[example]);
-            if (name.size() > 80)
-                name = name.left(77) + QStringLiteral("...");
+        auto share = [&](qint64 ns) { return pct(kr.totalNs ? double(ns) / double(kr.totalNs) : 0.0); };
+        if (onlyWorkbench > 0)
             diags.push_back({Severity::Info, traceFile, 0,
                              QStringLiteral("%1 kernel name(s) (%2 of kernel time) count as %3 in the workbench but "
                                             "not in the reference, e.g. '%4'")
                                  .arg(onlyWorkbench)
-                                 .arg(pct(kr.totalNs ? double(onlyWorkbenchNs) / double(kr.totalNs) : 0.0))
-                                 .arg(QLatin1String(d.what), name)});
-        }
+                                 .arg(share(onlyWorkbenchNs))
+                                 .arg(QLatin1String(d.what), shortName(example))});
         if (onlyReference > 0)
             diags.push_back({Severity::Info, traceFile, 0,
                              QStringLiteral("%1 kernel name(s) (%2 of kernel time) count as %3 in the reference but "
                                             "not in the workbench")
                                  .arg(onlyReference)
-                                 .arg(pct(kr.totalNs ? double(onlyReferenceNs) / double(kr.totalNs) : 0.0))
+                                 .arg(share(onlyReferenceNs))
                                  .arg(QLatin1String(d.what))});
+        if (broadcastNames > 0)
+            diags.push_back({Severity::Info, traceFile, 0,
+                             QStringLiteral("the reference counts %1 kernel name(s) containing 'broadcast' (%2 of "
+                                            "kernel time) as collective communication, e.g. '%3'; the workbench does "
+                                            "not: outside NCCL/RCCL and the named communication kernels such a name "
+                                            "is a compute kernel over broadcast tensor shapes (PyTorch's "
+                                            "elementwise kernels), not communication (docs/collectives.md)")
+                                 .arg(broadcastNames)
+                                 .arg(share(broadcastNs))
+                                 .arg(shortName(broadcastExample))});
     }
     if (r.attentionKernelLoaded != w.attentionKernelLoaded)
         diags.push_back({Severity::Info, traceFile, 0,

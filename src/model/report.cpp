@@ -1,6 +1,9 @@
 #include "report.h"
 
+#include "budgetformula.h"
+#include "budgetjson.h"
 #include "exportfile.h"
+#include "versiontext.h"
 #include "thresholds.h"
 #include "timeline/ranksjson.h"
 #include "timeline/timelinejson.h"
@@ -68,16 +71,88 @@ QJsonObject classJson(quint64 calls, qint64 ns)
     return QJsonObject{{QStringLiteral("calls"), double(calls)}, {QStringLiteral("time_ns"), double(ns)}};
 }
 
+/// The reference passes any truthy metadata value through as the PyTorch version (objects and any
+/// text too); what does not read as a version may hold environment values, which never reach an
+/// export. Version-shaped text, numbers and "unknown" pass as the reference has them.
+QJsonValue exportableVersion(const QJsonValue &version)
+{
+    if (version.isObject() || version.isArray())
+        return QStringLiteral("(a JSON %1 in the trace's metadata: not copied, it may hold environment values)")
+            .arg(version.isObject() ? QStringLiteral("object") : QStringLiteral("list"));
+    if (version.isString() && version.toString() != QLatin1String("unknown") && !looksLikeVersion(version.toString()))
+        return QStringLiteral("(text in the trace's metadata that does not read as a version: not copied)");
+    return version;
+}
+
+/// Row keys of the report's `budget.buckets`: the seven buckets, then `unattributed`.
+QString budgetRowKey(int row)
+{
+    return row == kUnattributedRow ? QStringLiteral("unattributed") : WasteBudget::bucketKey(row);
+}
+
+/// `budget`: every bucket with its seconds, share, state and source; the step it partitions.
+QJsonObject budgetJson(const Derived &derived)
+{
+    const WasteBudget &b = derived.metrics.wasteBudget;
+    const double step = b.terms.stepS;
+    QJsonObject buckets;
+    for (int row = 0; row <= kUnattributedRow; ++row) {
+        const double seconds = budgetRowSeconds(b, row);
+        buckets.insert(budgetRowKey(row),
+                       QJsonObject{{QStringLiteral("seconds_per_step"), finiteJson(seconds)},
+                                   {QStringLiteral("share_of_step"),
+                                    step > 0.0 ? finiteJson(seconds / step) : QJsonValue(QJsonValue::Null)},
+                                   {QStringLiteral("state"), valueStateName(b.state(row))},
+                                   {QStringLiteral("source"), derived.caveated[std::size_t(row)]
+                                                                  ? derived.caveat
+                                                                  : bucketSource(row, b, derived.profile)},
+                                   {QStringLiteral("formula"), bucketFormula(row, b, derived.profile)}});
+    }
+    return QJsonObject{{QStringLiteral("buckets"), buckets},
+                       {QStringLiteral("step_time_s"), step > 0.0 ? finiteJson(step) : QJsonValue(QJsonValue::Null)},
+                       {QStringLiteral("measured"), derived.budgetMeasured},
+                       {QStringLiteral("source"), derived.budgetSource},
+                       {QStringLiteral("verdict"), runVerdict(derived)},
+                       {QStringLiteral("definitions"), QStringLiteral("budget_definitions; docs/budget.md")}};
+}
+
+QJsonObject definitionsJson(const Derived &derived)
+{
+    QJsonObject out;
+    for (int row = 0; row <= kUnattributedRow; ++row)
+        out.insert(budgetRowKey(row), bucketDefinition(row, derived.profile, derived.budgetMeasured));
+    out.insert(QStringLiteral("docs"), QStringLiteral("docs/budget.md"));
+    out.insert(QStringLiteral("profile"), profileName(derived.profile));
+    out.insert(QStringLiteral("measured"), derived.budgetMeasured);
+    return out;
+}
+
+QJsonObject quantitiesJson(const Quantities &q)
+{
+    QJsonObject out;
+    for (int k = 0; k < int(QuantityKey::Count); ++k) {
+        const Quantity &x = q[QuantityKey(k)];
+        out.insert(Quantities::jsonKey(QuantityKey(k)),
+                   QJsonObject{{QStringLiteral("value"), x.value ? finiteJson(*x.value) : QJsonValue(QJsonValue::Null)},
+                               {QStringLiteral("state"), valueStateName(x.state)},
+                               {QStringLiteral("source"), x.source},
+                               {QStringLiteral("scope"), x.scope}});
+    }
+    return out;
+}
+
 } // namespace
 
 QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
 {
-    return buildReport(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds));
+    return buildReport(run, deriveResults(run, profile, thresholds));
 }
 
-QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                        const RunMetrics &m)
+QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
 {
+    const HeuristicsProfile profile = derived.profile;
+    const Thresholds &thresholds = derived.thresholds;
+    const RunMetrics &m = derived.metrics;
     const ProfileAnalysis &a = run.profile(profile);
     StrictNumbers num;
 
@@ -95,19 +170,30 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         budget.insert(QStringLiteral("unattributed_s"),
                       num(m.wasteBudget.unattributed, QStringLiteral("metrics.waste_budget.unattributed_s")));
 
+    // The seed schema's numbers: the reference's as it reads them; in the workbench profile the
+    // quantities' values, null where nothing measured them (never a silent 0).
+    const Quantities &q = derived.quantities;
+    const auto quantity = [&](QuantityKey key, double referenceValue, const QString &path) -> QJsonValue {
+        if (profile == HeuristicsProfile::Reference)
+            return num(referenceValue, path);
+        return q[key].value ? num(*q[key].value, path) : QJsonValue(QJsonValue::Null);
+    };
     QJsonObject metrics{
         {QStringLiteral("steps"), m.steps},
-        {QStringLiteral("tokens_per_sec"), num(a.tokensPerSec, QStringLiteral("metrics.tokens_per_sec"))},
-        {QStringLiteral("mfu_pct"), num(a.mfuPct, QStringLiteral("metrics.mfu_pct"))},
-        {QStringLiteral("hbm_peak_gb"), num(a.hbmPeakGb, QStringLiteral("metrics.hbm_peak_gb"))},
-        {QStringLiteral("hbm_avg_gb"), num(a.hbmAvgGb, QStringLiteral("metrics.hbm_avg_gb"))},
-        {QStringLiteral("gpu_util_pct"), num(a.gpuUtilPct, QStringLiteral("metrics.gpu_util_pct"))},
+        {QStringLiteral("tokens_per_sec"), quantity(QuantityKey::TokensPerSec, a.tokensPerSec, QStringLiteral("metrics.tokens_per_sec"))},
+        {QStringLiteral("mfu_pct"), quantity(QuantityKey::MfuPct, a.mfuPct, QStringLiteral("metrics.mfu_pct"))},
+        {QStringLiteral("hbm_peak_gb"), quantity(QuantityKey::HbmPeakGb, a.hbmPeakGb, QStringLiteral("metrics.hbm_peak_gb"))},
+        {QStringLiteral("hbm_avg_gb"),
+         profile == HeuristicsProfile::Workbench && !q[QuantityKey::HbmPeakGb].value
+             ? QJsonValue(QJsonValue::Null)
+             : num(a.hbmAvgGb, QStringLiteral("metrics.hbm_avg_gb"))},
+        {QStringLiteral("gpu_util_pct"), quantity(QuantityKey::GpuUtilPct, a.gpuUtilPct, QStringLiteral("metrics.gpu_util_pct"))},
         {QStringLiteral("top_kernels"), top},
         {QStringLiteral("attention_kernel_loaded"), a.attentionKernelLoaded},
         {QStringLiteral("waste_budget"), budget},
         {QStringLiteral("warnings"), QJsonArray::fromStringList(a.warnings)},
         {QStringLiteral("rocm_version"), a.rocmVersion},
-        {QStringLiteral("pytorch_version"), a.pytorchVersion},
+        {QStringLiteral("pytorch_version"), exportableVersion(a.pytorchVersion)},
         {QStringLiteral("runner_kind"), QStringLiteral("live")},
     };
 
@@ -197,12 +283,17 @@ QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const
         {QStringLiteral("inputs"), inputs},
         {QStringLiteral("aggregates"), aggregates},
         {QStringLiteral("diagnostics"), diagnostics},
-        {QStringLiteral("advice"), adviceJson(adviseRun(run, profile, thresholds, m.wasteBudget))},
+        {QStringLiteral("advice"), adviceJson(adviseRun(run, derived))},
         {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
+        {QStringLiteral("budget"), budgetJson(derived)},
+        {QStringLiteral("budget_definitions"), definitionsJson(derived)},
+        {QStringLiteral("quantities"), quantitiesJson(q)},
     };
-    addTimelineToReport(report, run, profile, thresholds);  // issue 13: the measured GPU timeline
-    addRanksToReport(report, run, thresholds);               // issue 13: per-rank budgets and spread
-    addPerStepToReport(report, run, profile, thresholds);   // issue 14: every step's own budget
+    addTimelineToReport(report, run, derived);
+    addRanksToReport(report, run, derived);
+    addPerStepToReport(report, run, derived);
+    addRunTraitsToReport(report, run.traits);
+    addSeparateRunsToReport(report, run);
     return report;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// \file The JSON report (schema: resources/report.schema.json).
 
+#include "derived.h"
 #include "runanalysis.h"
 
 #include <QJsonObject>
@@ -9,12 +10,10 @@ namespace goblin {
 
 inline constexpr const char *kGeneratorName = "goblin-workbench";
 
-/// The whole report for one profile and set of thresholds, with `metrics` as computed for them
-/// (the window passes its live metrics: nothing is recomputed). Strict JSON: non-finite numbers
-/// become null (and a diagnostic says so).
-QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                        const RunMetrics &metrics);
-/// The same with computeMetrics(run.profile(profile), thresholds).
+/// The whole report of what `derived` holds (the window passes its live results: nothing is
+/// recomputed). Strict JSON: non-finite numbers become null (and a diagnostic says so).
+QJsonObject buildReport(const RunAnalysis &run, const Derived &derived);
+/// The same with deriveResults(run, profile, thresholds).
 QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds);
 
 /// Writes the report atomically (QSaveFile) into a regular file, directly into a device or FIFO;

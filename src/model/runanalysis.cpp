@@ -249,6 +249,8 @@ void analyzeWorkbench(RunAnalysis &run)
     in.stepTimeS = a.stepTimeS;
     in.gpuUtilPct = a.gpuUtilPct;
     in.hostBusyFraction = a.hostBusyFraction;
+    in.hostBusyKnown = tr.hostBusyFraction.has_value();
+    in.kernelsKnown = kr.rowsUsed > 0;
     in.hbmPeakGb = sr.hbmPeakGb;
     in.commExcessS = double(a.classTotals.collectiveNs) / 1e9 / a.perStepPerGpuDivisor;
     in.gemmNs = a.classTotals.gemmNs;
@@ -317,6 +319,8 @@ void analyzeRun(RunAnalysis &run)
     for (const Diagnostics *source : {&run.kernels.diagnostics, &run.torch.diagnostics, &run.smi.diagnostics})
         run.diagnostics.insert(run.diagnostics.end(), source->begin(), source->end());
     prepareTimelines(run);  // before both profiles: may give the workbench its kernel list
+    run.traits = analyzeRunTraits(run.torch.timeline, run.torchTimeline);
+    run.diagnostics.insert(run.diagnostics.end(), run.traits.diagnostics.begin(), run.traits.diagnostics.end());
     analyzeReference(run);
     analyzeWorkbench(run);
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);

@@ -5,7 +5,10 @@
 #include "amdsmiparser.h"
 #include "heuristics.h"
 #include "kernelclassifier.h"
+#include "runtraits.h"
+#include "io/runinventory.h"
 #include "kerneltraceparser.h"
+#include "rankgroups.h"
 #include "steps/perstep.h"
 #include "timeline/timelineanalysis.h"
 #include "torchtraceparser.h"
@@ -108,6 +111,11 @@ struct RunAnalysis {
     /// trace's kernel events because no kernel trace had any (the reference reads none).
     bool kernelsFromTorchTimeline = false;
     StepSeries steps;  ///< every profiled step's own budget inputs (workbench reading; issue 14)
+    /// Training or inference, graph replay, the timeline's own checks (runtraits.h).
+    RunTraitsAnalysis traits;
+    /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its
+    /// timeline, ranks and budget; each opens as a run of its own.
+    std::vector<SeparateRun> separateRuns;
 
     const ProfileAnalysis &profile(HeuristicsProfile p) const
     {
@@ -126,14 +134,25 @@ enum class LoadOutcome { Finished, Failed, Cancelled };
 struct LoadResult {
     LoadOutcome outcome = LoadOutcome::Failed;
     QString error;                         ///< for Failed: names the path and the reason
-    std::shared_ptr<const RunAnalysis> run;
+    std::shared_ptr<const RunAnalysis> run;  ///< set when Finished
+    /// Failed because nothing in the source is readable: what the load read all the same (its
+    /// diagnostics; the reference's reading, which Python would print) for callers that say why.
+    /// Never a run to list or report.
+    std::shared_ptr<const RunAnalysis> unreadableRun;
 };
 
 /// Stage and progress for the loading UI: fraction 0..1 of all bytes, or -1 while unknown.
 using LoadProgressCallback = std::function<bool(double fraction, const QString &stage)>;
 
-/// Parses the three inputs concurrently (one thread per file kind) and analyses them.
-/// Fails only when `runDir` is not a readable folder; missing or broken files are diagnostics.
-LoadResult loadRun(const QString &runDir, const LoadProgressCallback &progress = {});
+/// Loads a run: a folder, a file alone (as if it were the only file of its folder), or some
+/// files of a folder (RunSource). The inputs come from one run inventory (io/runinventory.h) and
+/// are parsed concurrently (one thread per file kind), then analysed; chrome traces that are not
+/// ranks of one job are left out as separate runs (RunAnalysis::separateRuns). Fails when the
+/// path is missing or unreadable, and when nothing in it is readable (no kernel row, no trace
+/// event, no telemetry sample: an empty folder, random bytes, a file that is no input), with a
+/// message naming the path and why. Broken files beside readable ones are diagnostics.
+LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress = {});
+/// The same for a folder or a file.
+LoadResult loadRun(const QString &path, const LoadProgressCallback &progress = {});
 
 } // namespace goblin

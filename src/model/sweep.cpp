@@ -68,15 +68,16 @@ std::vector<double> sweepValues(double from, double to, double by, int maxPoints
     return out;
 }
 
-std::vector<SweepPoint> sweepRun(const ProfileAnalysis &analysis, const Thresholds &base, SweepThreshold which,
-                                 const std::vector<double> &values)
+std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
+                                 SweepThreshold which, const std::vector<double> &values)
 {
     std::vector<SweepPoint> out;
     out.reserve(values.size());
+    const StepPlan plan = planSteps(run, profile, base);  // no swept threshold changes the steps
     for (double v : values) {
         Thresholds t = base;
         setSweepThreshold(t, which, v);
-        out.push_back({v, computeMetrics(analysis, t).wasteBudget, analysis.profile});
+        out.push_back({v, runMetrics(run, profile, t, plan).wasteBudget, profile});
     }
     return out;
 }

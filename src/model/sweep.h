@@ -3,7 +3,7 @@
 /// (`goblin-workbench sweep`). Every point is computeMetrics() at that value, the same
 /// computation `report` does, so a point equals the report at that threshold.
 
-#include "runanalysis.h"
+#include "derived.h"
 
 #include <QJsonObject>
 #include <optional>
@@ -28,8 +28,10 @@ struct SweepPoint {
 /// `maxPoints` points would result.
 std::vector<double> sweepValues(double from, double to, double by, int maxPoints = 100000);
 
-std::vector<SweepPoint> sweepRun(const ProfileAnalysis &analysis, const Thresholds &base, SweepThreshold which,
-                                 const std::vector<double> &values);
+/// The run's budget at each value (the report's budget at that threshold; the step plan is made
+/// once, the sweep never cuts the span again).
+std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
+                                 SweepThreshold which, const std::vector<double> &values);
 
 /// Where each bucket switches on (zero → above zero) or off, between consecutive points: the
 /// first value at which the new state holds.

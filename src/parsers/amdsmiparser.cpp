@@ -1,6 +1,7 @@
 #include "amdsmiparser.h"
 
 #include "io/regularfile.h"
+#include "io/runinventory.h"
 
 #include "amdsmi/smicommon.h"
 #include "reference/amdsmi.h"
@@ -8,7 +9,6 @@
 #include "reference/pytext.h"
 #include "workbench/smireader.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 namespace goblin {
@@ -199,10 +199,19 @@ SmiTelemetry parseAmdSmiBytes(QByteArrayView bytes, const QString &displayName, 
     return readBothFrom(QByteArray::fromRawData(bytes.data(), bytes.size()), std::move(out), displayName, progress);
 }
 
+SmiTelemetry parseAmdSmi(const RunInventory &inventory, const ProgressCallback &progress)
+{
+    const QString name = kSmiFileName;
+    if (const InputRow *row = inventory.smiTelemetry())
+        return parseAmdSmiFile(inventory.filePath(*row), name, progress);
+    // Not in the folder, or not among the files opened: what parseAmdSmiFile() says of a
+    // missing file, without looking at a file the caller left out.
+    return parseAmdSmiFile(QString(), name, progress);
+}
+
 SmiTelemetry parseAmdSmi(const QString &runDir, const ProgressCallback &progress)
 {
-    return parseAmdSmiFile(QDir(runDir).filePath(QStringLiteral("amd_smi.csv")), QStringLiteral("amd_smi.csv"),
-                           progress);
+    return parseAmdSmi(RunInventory::scanFolder(runDir), progress);
 }
 
 } // namespace goblin

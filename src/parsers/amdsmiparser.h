@@ -13,6 +13,8 @@
 
 namespace goblin {
 
+class RunInventory;  // io/runinventory.h
+
 /// GFX utilisation at or below which the workbench treats a telemetry sample as idle when it
 /// trims the job window: an idle MI300X reports 0-1 % (firmware housekeeping and the sampling
 /// itself), a training step sits far above, so 5 % separates the two with room for noise.
@@ -57,7 +59,7 @@ struct SmiTelemetry {
     bool cancelled = false;
 };
 
-/// Reads `<runDir>/amd_smi.csv` (both readings). A missing file is not an error: the reference
+/// Reads the inventory's `amd_smi.csv` (both readings; io/runinventory.h). A missing file is not an error: the reference
 /// then warns and the engine falls back to kernel time for utilisation.
 ///
 /// Reference reading: the reference's `_read_amd_smi` bit for bit (UTF-8 text, header sniffing,
@@ -72,6 +74,8 @@ struct SmiTelemetry {
 /// first and after the last busy one of each GPU are out of the job window and left out of the
 /// utilisation mean and the HBM average. The HBM peak is taken over all samples: memory the job
 /// allocated stays resident after its last kernel, and idle samples cannot raise a maximum.
+SmiTelemetry parseAmdSmi(const RunInventory &inventory, const ProgressCallback &progress = {});
+/// The same for the inventory of the whole folder `runDir`.
 SmiTelemetry parseAmdSmi(const QString &runDir, const ProgressCallback &progress = {});
 /// Both readings of one file; `displayName` is how diagnostics and the reference columns name it.
 SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName,

@@ -7,6 +7,7 @@
 /// 2021 traces `Kernel`/`Memcpy`/`Memset`), a rocprofv3 kernel trace (CSV) and rocpd databases.
 
 #include "gpueventlist.h"
+#include "tracetraits.h"
 
 #include <QString>
 #include <cstdint>
@@ -51,6 +52,10 @@ struct GpuTimelineFile {
     std::vector<GpuDeviceTimeline> devices;
     std::vector<StepWindow> steps;          ///< sorted by start
     std::vector<TimeInterval> hostBusy;     ///< union of CPU ops of the process, sorted, disjoint
+    /// Union of the data-loading ranges of the same process (`enumerate(DataLoader)#…` and other
+    /// DataLoader ops or annotations), sorted, disjoint: GPU idle inside them is data wait.
+    std::vector<TimeInterval> dataLoading;
+    TraceTraits traits;                     ///< identity, graphs, phases (torch traces; empty otherwise)
 };
 
 /// The run's timeline: one entry per trace file (a rank, or a whole single-process run).

@@ -1,7 +1,7 @@
 #include "kerneltraceparser.h"
 
 #include "io/regularfile.h"
-#include "io/runfolder.h"
+#include "io/runinventory.h"
 
 #include "syntax/csvreader.h"
 #include "kernels/accumulator.h"
@@ -10,7 +10,6 @@
 #include "reference/kernelrows.h"
 #include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
-#include "rocpd/rocpdfile.h"
 #include "rocpdreader.h"
 
 #include <QDir>
@@ -29,7 +28,7 @@ using kernels::Accumulator;
 using kernels::kMaxAgents;
 using kernels::NamePool;
 
-const QString kTraceFileName = QStringLiteral("trace.csv");
+const QString kTraceFileName = kKernelTraceFileName;  // io/runinventory.h
 const QString kFormat = QStringLiteral("kernel-trace-csv");
 /// 1 MB keeps a chunk in L2 while it is validated, parsed and hashed.
 constexpr qint64 kChunkBytes = 1 << 20;
@@ -245,30 +244,25 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
 }
 
 // ---------------------------------------------------------------------------------------------
-// Folder scan
+// The files of a run inventory
 
-/// `*_kernel_trace.csv` in the run folder and its direct sub-folders, relative paths, sorted.
-QStringList perProcessTraces(const QDir &dir)
+QStringList pathsOf(const std::vector<const InputRow *> &rows)
 {
-    return runFolderFiles(dir, {QStringLiteral("*_kernel_trace.csv")});
+    QStringList out;
+    for (const InputRow *row : rows)
+        out << row->relativePath;
+    return out;
 }
 
 /// Other files that hold kernel data the workbench does not pick up by itself.
-QString otherCandidates(const QDir &dir)
+QString otherCandidates(const RunInventory &inventory)
 {
-    QStringList csvs, dbs;
-    const QStringList csvFilter{QStringLiteral("results.csv"), QStringLiteral("results_*.csv"),
-                                QStringLiteral("timestamps.csv"), QStringLiteral("*cuda_gpu_trace*.csv")};
-    auto scan = [&](const QDir &d, const QString &prefix) {
-        for (const QFileInfo &fi : d.entryInfoList(csvFilter, QDir::Files, QDir::Name))
-            csvs << prefix + fi.fileName();
-        for (const QFileInfo &fi :
-             d.entryInfoList({QStringLiteral("*_results.db"), QStringLiteral("*.rpd")}, QDir::Files, QDir::Name))
-            dbs << prefix + fi.fileName();
-    };
-    scan(dir, QString());
-    for (const QFileInfo &sub : dir.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-        scan(QDir(sub.absoluteFilePath()), sub.fileName() + QLatin1Char('/'));
+    const QStringList csvs = pathsOf(inventory.kernelLookAlikes());
+    QStringList dbs;
+    for (const InputRow *row : inventory.databases())
+        if (row->relativePath.endsWith(QLatin1String("_results.db"))
+            || row->relativePath.endsWith(QLatin1String(".rpd")))
+            dbs << row->relativePath;
     QString hint;
     if (!dbs.isEmpty())
         hint += QStringLiteral("; found %1, but no readable rocpd database among them (see their diagnostics; "
@@ -284,14 +278,19 @@ QString otherCandidates(const QDir &dir)
 
 KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &progress)
 {
+    return parseKernelTraces(RunInventory::scanFolder(runDir), progress);
+}
+
+KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallback &progress)
+{
     KernelTrace trace;
-    const QDir dir(runDir);
+    const QDir dir(inventory.folder());
     const QString tracePath = dir.filePath(kTraceFileName);
-    // Python's Path.exists() follows symlinks, as QFileInfo::exists() does.
-    trace.referenceFileFound = QFileInfo::exists(tracePath);
+    // Python's Path.exists() follows symlinks, as QFileInfo::exists() does (and the inventory).
+    trace.referenceFileFound = inventory.kernelTrace() != nullptr;
     TraceReader reader(trace, progress);
-    const QStringList perProcess = perProcessTraces(dir);
-    const QStringList databases = rocpd::databaseCandidates(dir);
+    const QStringList perProcess = pathsOf(inventory.processKernelTraces());
+    const QStringList databases = pathsOf(inventory.databases());
     auto listFiles = [](const QStringList &files) {
         QStringList shownFiles = files.mid(0, 4);
         if (files.size() > 4)
@@ -299,6 +298,8 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
         return shownFiles.join(QStringLiteral(", "));
     };
     auto listed = [&] { return listFiles(perProcess); };
+    const QString whatRead = inventory.wholeFolder() ? QStringLiteral("per-process trace file(s) rocprofv3 wrote")
+                                                     : QStringLiteral("kernel trace file(s) opened");
 
     bool workbenchDone = false;
     if (trace.referenceFileFound) {
@@ -311,10 +312,10 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
         if (!workbenchDone && !perProcess.isEmpty())
             trace.diagnostics.push_back(
                 {Severity::Info, kTraceFileName, 0,
-                 QStringLiteral("trace.csv holds no kernel trace the workbench can read; it reads the %1 per-process "
-                                "trace file(s) rocprofv3 wrote instead (%2)")
+                 QStringLiteral("trace.csv holds no kernel trace the workbench can read; it reads the %1 %2 instead "
+                                "(%3)")
                      .arg(perProcess.size())
-                     .arg(listed())});
+                     .arg(whatRead, listed())});
         else if (!perProcess.isEmpty())
             trace.diagnostics.push_back(
                 {Severity::Info, kTraceFileName, 0,
@@ -349,16 +350,17 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
         }
         trace.diagnostics.push_back(
             {Severity::Warning, kTraceFileName, 0,
-             QStringLiteral("not found, and no rocprofv3 *_kernel_trace.csv in the folder or its sub-folders: no "
-                            "kernel data%1")
-                 .arg(otherCandidates(dir))});
+             inventory.wholeFolder()
+                 ? QStringLiteral("not found, and no rocprofv3 *_kernel_trace.csv in the folder or its sub-folders: no "
+                                  "kernel data%1")
+                       .arg(otherCandidates(inventory))
+                 : QStringLiteral("not among the files opened, nor any other kernel trace: no kernel data")});
     } else {
         trace.diagnostics.push_back(
             {Severity::Info, kTraceFileName, 0,
-             QStringLiteral("not found (the reference reads no kernels); the workbench reads the %1 per-process trace "
-                            "file(s) rocprofv3 wrote instead (%2)")
+             QStringLiteral("not found (the reference reads no kernels); the workbench reads the %1 %2 instead (%3)")
                  .arg(perProcess.size())
-                 .arg(listed())});
+                 .arg(whatRead, listed())});
     }
 
     if (trace.referenceFileFound || !perProcess.isEmpty()) {

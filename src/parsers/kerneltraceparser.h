@@ -19,6 +19,8 @@
 namespace goblin
 {
 
+class RunInventory;  // io/runinventory.h
+
 /// Per distinct kernel name, what one reading of the trace summed up.
 struct KernelNameStats {
     quint64 calls = 0;
@@ -70,8 +72,8 @@ struct KernelTrace {
     bool cancelled = false;
 };
 
-/// Reads the kernel trace(s) of a run folder. `runDir` is opened read-only.
-/// The reference reading uses only `<runDir>/trace.csv`. The workbench reading uses trace.csv
+/// Reads the kernel trace(s) of a run inventory (io/runinventory.h); every file is opened
+/// read-only. The reference reading uses only `<runDir>/trace.csv`. The workbench reading uses trace.csv
 /// when present, otherwise every rocprofv3 `*_kernel_trace.csv` in the folder and its direct
 /// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace;
 /// it also falls back to those files when trace.csv exists but holds no kernel-trace layout.
@@ -86,6 +88,8 @@ struct KernelTrace {
 /// Labels are listed as written, prefixed with the folder when the trace spans several hosts.
 ///
 /// Progress reports the bytes of all kernel-trace files read by this call so far.
+KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallback &progress = {});
+/// The same for the inventory of the whole folder `runDir`.
 KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &progress = {});
 
 /// Reads a single kernel-trace file (both readings), for tests and the fuzzer.

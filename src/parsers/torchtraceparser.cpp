@@ -1,13 +1,13 @@
 #include "torchtraceparser.h"
 
 #include "io/regularfile.h"
-#include "kineto/tracediscovery.h"
+#include "io/runinventory.h"
 #include "kineto/tracereader.h"
 #include "reference/openfailures.h"
 #include "reference/torchconsumer.h"
 #include "workbench/kinetoconsumer.h"
+#include "workbench/tracetraitsconsumer.h"
 
-#include <QDir>
 #include <QFileInfo>
 
 #include <algorithm>
@@ -24,11 +24,11 @@ using kineto::kDefaultRangeBytes;
 
 namespace {
 
-const QString kTorchFile = QStringLiteral("torch_profile.json");
-
-/// Both readings of every event, the reference's first (its diagnostics come first).
+/// Both readings of every event, the reference's first (its diagnostics come first), then the
+/// trace's traits, which go into the timeline file the workbench's consumer wrote.
 constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::make,
-                                                    &workbench::KinetoConsumer::make};
+                                                    &workbench::KinetoConsumer::make,
+                                                    &workbench::TraceTraitsConsumer::make};  // after KinetoConsumer
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)
@@ -106,25 +106,23 @@ bool sameTimeline(const GpuTimelineFile &a, const GpuTimelineFile &b)
     return true;
 }
 
-/// The GPU timelines of the run folder's other chrome traces (one per rank), after the primary's.
+/// The GPU timelines of the inventory's other chrome traces (one per rank), after the primary's.
 /// Progress goes on counting from the primary's bytes; a cancel stops here too. A trace whose
 /// timeline is one already read is a copy: named in a warning, not read as a rank.
-void addOtherTimelines(const QString &runDir, const QString &primary,
-                       const std::vector<kineto::FoundTrace> &found, const ProgressCallback &progress,
+void addOtherTimelines(const RunInventory &inventory, const InputRow *primary, const ProgressCallback &progress,
                        TorchTrace &out)
 {
     if (out.cancelled)
         return;
-    const QDir dir(runDir);
     qint64 before = out.file.sizeBytes;
-    for (const kineto::FoundTrace &trace : found) {
-        if (trace.relativePath == primary)
+    for (const InputRow *trace : inventory.chromeTraces()) {
+        if (trace == primary)
             continue;
         ProgressCallback onward;
         if (progress)
             onward = [&progress, before](qint64 done) { return progress(before + done); };
         TorchTrace other =
-            readFile(dir.filePath(trace.relativePath), trace.relativePath, ReferenceMode::AsJson, onward);
+            readFile(inventory.filePath(*trace), trace->relativePath, ReferenceMode::AsJson, onward);
         before += other.file.sizeBytes;
         if (other.cancelled) {
             out.cancelled = true;
@@ -135,7 +133,7 @@ void addOtherTimelines(const QString &runDir, const QString &primary,
         });
         if (copyOf != out.timeline.files.end()) {
             // Its own diagnostics would repeat the original's under another name.
-            out.diagnostics.push_back({Severity::Warning, trace.relativePath, 0,
+            out.diagnostics.push_back({Severity::Warning, trace->relativePath, 0,
                                        QStringLiteral("holds the same GPU events, steps and CPU activity as %1 (the "
                                                       "same nanosecond timestamps): taken for a copy of it, not read "
                                                       "as another rank")
@@ -153,80 +151,70 @@ void addOtherTimelines(const QString &runDir, const QString &primary,
 
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress)
 {
-    const QDir dir(runDir);
-    const QString referencePath = dir.filePath(kTorchFile);
-    const QFileInfo referenceInfo(referencePath);
+    return parseTorchTrace(RunInventory::scanFolder(runDir), progress);
+}
+
+TorchTrace parseTorchTrace(const RunInventory &inventory, const ProgressCallback &progress)
+{
+    const QString torchFile = kTorchTraceFileName;
+    const InputRow *reference = inventory.torchReference();
+    const InputRow *primary = inventory.torchPrimary();
     Diagnostics notes;
     TorchReading referenceFailure;
-    const bool referenceExists = referenceInfo.exists();
-    // Every chrome trace of the folder, by content (a rank each in multi-GPU jobs).
-    std::vector<kineto::SkippedTrace> skipped;
-    const std::vector<kineto::FoundTrace> found = kineto::findChromeTraces(runDir, &skipped);
-    for (const kineto::SkippedTrace &s : skipped) {
-        if (s.reason == kineto::SkippedTrace::Reason::CompressedCopy)
-            notes.push_back({Severity::Info, s.relativePath, 0,
+    for (const InputRow *s : inventory.skippedChromeTraces()) {
+        if (s->skippedAs == SkippedAs::CompressedCopy)
+            notes.push_back({Severity::Info, s->relativePath, 0,
                              QStringLiteral("the compressed copy of %1 (same name + .gz): the trace is read once, from %1")
-                                 .arg(s.keptPath)});
+                                 .arg(s->keptPath)});
         else
-            notes.push_back({Severity::Warning, s.relativePath, 0,
+            notes.push_back({Severity::Warning, s->relativePath, 0,
                              QStringLiteral("an older profiling session of the same worker (process) as %1, whose "
                                             "timestamp is later: not read, one trace per worker (move %1 out of the "
                                             "folder to read this one)")
-                                 .arg(s.keptPath)});
+                                 .arg(s->keptPath)});
     }
-    if (referenceExists && referenceInfo.isFile() && referenceInfo.isReadable()) {
-        TorchTrace out = readFile(referencePath, kTorchFile, ReferenceMode::CrashesOnGzip, progress);
+    if (reference && primary == reference) {
+        TorchTrace out = readFile(inventory.filePath(*reference), torchFile, ReferenceMode::CrashesOnGzip, progress);
         out.referenceFileFound = true;
         out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
-        addOtherTimelines(runDir, kTorchFile, found, progress, out);
+        addOtherTimelines(inventory, primary, progress, out);
         return out;
     }
-    if (referenceExists) {
+    const QString referencePath = reference ? inventory.filePath(*reference) : QString();
+    if (reference) {
         // Path.read_text() raises OSError, which the reference catches: a warning, nothing read.
+        const QFileInfo referenceInfo(referencePath);
         referenceFailure.readFailed = true;
         referenceFailure.readFailure =
             reference::torchOpenFailure(referencePath, referenceInfo.isDir(), specialFileProblem(referencePath));
     }
 
-    // The workbench also takes what tensorboard_trace_handler writes.
-    QString chosen;
-    const QFileInfo gz(dir.filePath(QStringLiteral("torch_profile.json.gz")));
-    if (gz.isFile()) {
-        chosen = gz.fileName();
-    } else if (!found.empty()) {
-        // Recognised by content (`host_pid.<time>.pt.trace.json.gz` from tensorboard_trace_handler,
-        // `sampled_rank-0.json.gz`, `rank-3.json.gz`, in a sub-folder…): the lowest rank's, else the
-        // first by path, is the primary trace (found is in that order); the others are ranks.
-        chosen = found.front().relativePath;
-    } else {
-        // A trace by name that its head does not show to be one (truncated, not JSON…): read it
-        // all the same, so that the diagnostics say what is wrong with it.
-        const QFileInfoList named = dir.entryInfoList({QStringLiteral("*.pt.trace.json"), QStringLiteral("*.pt.trace.json.gz")},
-                                                      QDir::Files, QDir::Name);
-        if (!named.isEmpty())
-            chosen = named.front().fileName();
-    }
-    if (referenceExists) {
+    // The workbench also takes what tensorboard_trace_handler writes: the inventory's primary.
+    const QString chosen = primary ? primary->relativePath : QString();
+    if (reference) {
+        const QFileInfo referenceInfo(referencePath);
         const QString special = specialFileProblem(referencePath);
         const QString problem = referenceInfo.isDir() ? QStringLiteral("torch_profile.json is a folder, not a file")
                                 : !special.isEmpty()  ? QStringLiteral("torch_profile.json %1").arg(special)
                                                       : QStringLiteral("torch_profile.json cannot be read");
-        notes.push_back({Severity::Error, kTorchFile, 0,
+        notes.push_back({Severity::Error, torchFile, 0,
                          chosen.isEmpty() ? problem
                                           : QStringLiteral("%1; the workbench reads %2 instead").arg(problem, chosen)});
     }
     TorchTrace out;
-    if (!chosen.isEmpty()) {
-        out = readFile(dir.filePath(chosen), chosen, ReferenceMode::AsJson, progress);
+    if (primary) {
+        out = readFile(inventory.filePath(*primary), chosen, ReferenceMode::AsJson, progress);
     } else {
-        notes.push_back({Severity::Warning, kTorchFile, 0,
-                         QStringLiteral("no torch_profile.json, torch_profile.json.gz or *.pt.trace.json[.gz] in the "
-                                        "run folder")});
+        notes.push_back({Severity::Warning, torchFile, 0,
+                         inventory.wholeFolder()
+                             ? QStringLiteral("no torch_profile.json, torch_profile.json.gz or *.pt.trace.json[.gz] in "
+                                              "the run folder")
+                             : QStringLiteral("no torch trace among the files opened")});
     }
     out.reference = referenceFailure;
-    out.referenceFileFound = referenceExists;
+    out.referenceFileFound = reference != nullptr;
     out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
-    addOtherTimelines(runDir, chosen, found, progress, out);
+    addOtherTimelines(inventory, primary, progress, out);
     return out;
 }
 

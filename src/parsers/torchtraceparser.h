@@ -13,6 +13,8 @@
 
 namespace goblin {
 
+class RunInventory;  // io/runinventory.h
+
 /// What one heuristics profile read from the torch trace.
 struct TorchReading {
     std::optional<double> tokensPerSec;
@@ -49,11 +51,14 @@ struct TorchReadPlan {
     qint64 rangeBytes = qint64(32) << 20;  ///< a plain trace of 1.5 times this is cut (0: one thread)
 };
 
-/// Reads torch_profile.json of a run folder (the workbench also accepts torch_profile.json.gz
-/// and `*.pt.trace.json[.gz]` when torch_profile.json is missing, else the chrome trace of the
-/// lowest rank found by content, see kineto/tracediscovery.h). Events are aggregated as they
-/// stream past; the document is never held whole in memory. The GPU timelines of the other
-/// chrome traces in the folder and its direct sub-folders are read too (TorchTrace::timeline).
+/// Reads the torch traces of a run inventory (io/runinventory.h): its primary trace with both
+/// readings — torch_profile.json (the reference's; the workbench also accepts
+/// torch_profile.json.gz and `*.pt.trace.json[.gz]` when torch_profile.json is missing, else the
+/// chrome trace of the lowest rank found by content) — and the GPU timelines of its other chrome
+/// traces (TorchTrace::timeline, one file per rank). Events are aggregated as they stream past;
+/// the document is never held whole in memory.
+TorchTrace parseTorchTrace(const RunInventory &inventory, const ProgressCallback &progress = {});
+/// The same for the inventory of the whole folder `runDir`.
 TorchTrace parseTorchTrace(const QString &runDir, const ProgressCallback &progress = {});
 
 /// Reads one file (plain or gzip by magic bytes), for tests and the fuzzer. The reference reading

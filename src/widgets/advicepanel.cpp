@@ -89,7 +89,7 @@ void AdvicePanel::refresh()
 {
     LiveAnalysis *live = m_session->live();
     const auto &run = live->run();
-    m_advice = run ? adviseRun(*run, live->profile(), live->thresholds(), live->metrics().wasteBudget)
+    m_advice = run ? adviseRun(*run, live->derived())
                    : std::vector<Advice>{};
     m_tree->clear();
     for (const Advice &a : m_advice) {

@@ -84,12 +84,14 @@ void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, co
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                             double dpr)
 {
-    return renderDashboardImage(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds), dpr);
+    return renderDashboardImage(run, deriveResults(run, profile, thresholds), dpr);
 }
 
-QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                            const RunMetrics &metrics, double dpr)
+QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, double dpr)
 {
+    const HeuristicsProfile profile = derived.profile;
+    const Thresholds &thresholds = derived.thresholds;
+    const RunMetrics &metrics = derived.metrics;
     const QPalette palette = exportPalette();
     const ProfileAnalysis &analysis = run.profile(profile);
     const BudgetInputs &in = analysis.budgetInputs;
@@ -117,7 +119,7 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
                       .arg(metrics.steps),
                   pixelFont(14), Qt::AlignLeft, Qt::ElideMiddle) + 8;
     p.setPen(palette.color(QPalette::Text));
-    y += drawLine(p, QRect(kMargin, y, width, 0), budgetVerdict(budget, budget.terms.stepS), pixelFont(16, true)) + 12;
+    y += drawLine(p, QRect(kMargin, y, width, 0), runVerdict(derived), pixelFont(16, true)) + 12;
 
     // Left column: budget chart over telemetry. Right column: numbers.
     const int rightWidth = 520;
@@ -238,19 +240,17 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
 bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                         const QString &path, QString *error)
 {
-    return renderDashboardPng(run, profile, thresholds, computeMetrics(run.profile(profile), thresholds), path, error);
+    return renderDashboardPng(run, deriveResults(run, profile, thresholds), path, error);
 }
 
-bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                        const RunMetrics &metrics, const QString &path, QString *error)
+bool renderDashboardPng(const RunAnalysis &run, const Derived &derived, const QString &path, QString *error)
 {
-    return writePngImage(renderDashboardImage(run, profile, thresholds, metrics, kDashboardPixelRatio), path, error);
+    return writePngImage(renderDashboardImage(run, derived, kDashboardPixelRatio), path, error);
 }
 
-bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                      const RunMetrics &metrics, const QString &path, QString *error)
+bool exportReportJson(const RunAnalysis &run, const Derived &derived, const QString &path, QString *error)
 {
-    return writeReportJson(buildReport(run, profile, thresholds, metrics), path, error);
+    return writeReportJson(buildReport(run, derived), path, error);
 }
 
 bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,

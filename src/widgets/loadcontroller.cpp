@@ -1,21 +1,11 @@
 #include "loadcontroller.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QMutex>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <atomic>
 
 namespace goblin {
-
-QString runDirForPath(const QString &path)
-{
-    const QFileInfo info(path);
-    if (info.isDir())
-        return QDir::cleanPath(info.absoluteFilePath());
-    return QDir::cleanPath(info.absolutePath());
-}
 
 /// State shared with the worker; outlives the controller if the worker is still running.
 struct LoadController::Shared {
@@ -27,7 +17,10 @@ struct LoadController::Shared {
 
 LoadController::LoadController(QObject *parent, Loader loader)
     : QObject(parent)
-    , m_loader(loader ? std::move(loader) : Loader(&goblin::loadRun))
+    , m_loader(loader ? std::move(loader)
+                      : Loader([](const QString &path, const LoadProgressCallback &progress) {
+                            return goblin::loadRun(path, progress);
+                        }))
 {
     m_progressTimer.setInterval(kProgressIntervalMs);
     connect(&m_progressTimer, &QTimer::timeout, this, &LoadController::pollProgress);

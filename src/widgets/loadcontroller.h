@@ -1,5 +1,6 @@
 #pragma once
-/// \file Loads run folders off the GUI thread, one at a time, with progress and cancel.
+/// \file Loads runs (folders, or files alone) off the GUI thread, one at a time, with progress and
+/// cancel.
 
 #include "runanalysis.h"
 
@@ -13,13 +14,10 @@
 
 namespace goblin {
 
-/// The folder a dropped or given path stands for: a folder itself, or the folder of a file.
-QString runDirForPath(const QString &path);
-
 /// Runs loadRun() on a QtConcurrent worker; the result comes back through a QFutureWatcher owned
 /// by this object, so it is delivered on the GUI thread and dropped if the controller is gone.
 /// (Not QFuture::then(context, ...): Qt 6.4 asserts in it when the context dies before the
-/// future finishes.) Folders requested while one loads are queued. Progress from the worker threads is
+/// future finishes.) Paths requested while one loads are queued. Progress from the worker threads is
 /// stored in atomics and emitted from a GUI-thread timer (every 100 ms at most, only on change),
 /// so no signal is emitted from a worker. Cancel is not an error: it emits cancelled() and
 /// nothing else changes.
@@ -34,8 +32,8 @@ public:
     explicit LoadController(QObject *parent = nullptr, Loader loader = {});
     ~LoadController() override;
 
-    /// Queues `runDir` (as given); starts at once when idle. A folder already queued or loading
-    /// is not queued twice.
+    /// Queues `runDir` (as given: a folder, or a file to read alone); starts at once when idle. A
+    /// path already queued or loading is not queued twice.
     void load(const QString &runDir);
     /// Cancels the load in progress and drops the queue.
     void cancel();

@@ -46,14 +46,14 @@ QString RanksPanel::spreadText() const
 
 void RanksPanel::onRunChanged()
 {
-    m_model->setRun(m_live->run(), m_live->thresholds());
+    m_model->setRun(m_live->run(), m_live->derived());
     m_spread->setText(m_live->run() ? m_model->spreadText() : tr("Open a run folder to compare its ranks."));
     m_table->resizeColumnsToContents();
 }
 
 void RanksPanel::onMetricsChanged()
 {
-    m_model->setThresholds(m_live->thresholds());
+    m_model->setDerived(m_live->derived());
     if (m_live->run())
         m_spread->setText(m_model->spreadText());
 }

@@ -127,7 +127,7 @@ QString StepStrip::toolTipForStep(int index) const
     if (!series || index < 0 || index >= series->size())
         return {};
     const StepInputs &s = series->steps[std::size_t(index)];
-    const WasteBudget b = stepBudget(*series, index, m_live->thresholds());
+    const WasteBudget &b = m_live->derived().stepBudgets[std::size_t(index)];
     QStringList lines;
     lines << tr("%1 (step %2): %3, starts at %4")
                  .arg(s.name)
@@ -198,7 +198,6 @@ void StepStrip::paintEvent(QPaintEvent *)
     const double top = maxDuration(*series);
     const double slot = area.width() / n;
     const int selected = m_live->selectedStep();
-    const Thresholds &thresholds = m_live->thresholds();
 
     // Title: what the bars are, and the rule's numbers.
     QString title = tr("%1 steps · median %2 · outlier beyond %3 (median + 3 × scaled MAD)")
@@ -220,7 +219,7 @@ void StepStrip::paintEvent(QPaintEvent *)
     }
     for (int i = 0; i < n; ++i) {
         const QRectF bar = barRect(i);
-        const WasteBudget b = stepBudget(*series, i, thresholds);
+        const WasteBudget &b = m_live->derived().stepBudgets[std::size_t(i)];
         const double dur = series->steps[std::size_t(i)].durationS;
         // Stacked in budget order from the bottom; scaled to the bar (the buckets may overrun the
         // step when the waste formulas exceed it; the bar stays the step's length).

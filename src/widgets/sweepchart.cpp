@@ -278,7 +278,8 @@ void SweepChart::refresh()
 {
     ++m_refreshes;
     const ProfileAnalysis *analysis = m_session->live()->analysis();
-    m_points = analysis ? sweepRun(*analysis, m_session->live()->thresholds(), m_which, sweepChartValues(m_which))
+    const LiveAnalysis *live = m_session->live();
+    m_points = analysis ? sweepRun(*live->run(), live->profile(), live->thresholds(), m_which, sweepChartValues(m_which))
                         : std::vector<SweepPoint>{};
     drawSweepPlot(m_plot, m_which, m_points, analysis ? std::optional<double>(currentValue()) : std::nullopt,
                   palette());

@@ -209,6 +209,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     connect(live, &LiveAnalysis::profileChanged, this, &WorkbenchView::onProfileChanged);
     connect(live, &LiveAnalysis::thresholdsChanged, this, &WorkbenchView::onThresholdsChanged);
     connect(live, &LiveAnalysis::selectedStepChanged, this, &WorkbenchView::onSelectedStepChanged);
+    connect(live, &LiveAnalysis::metricsChanged, this, &WorkbenchView::onMetricsChanged);
     // The budget reaches the chart, the table and the verdict by one route: the session's budget model.
     connect(session->budget(), &QAbstractItemModel::dataChanged, this, &WorkbenchView::onBudgetChanged);
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
@@ -257,28 +258,42 @@ void WorkbenchView::onRunChanged()
 
 void WorkbenchView::onProfileChanged()
 {
-    const ProfileAnalysis *analysis = m_session->live()->analysis();
-    if (analysis) {
-        const BudgetInputs &in = analysis->budgetInputs;
-        m_telemetryPlot->setRunLevels(in.gpuUtilPct, in.hbmPeakGb);
-        m_hostGauge->setValue(in.hostBusyFraction);
-    } else {
+    updateLevels();
+    updateTabTitles();
+}
+
+void WorkbenchView::updateLevels()
+{
+    // The run's (or the shown step's) utilisation, host busy and HBM peak as the budget used
+    // them: one value per quantity, NaN (drawn as "—") where nothing measured it.
+    const LiveAnalysis *live = m_session->live();
+    const auto orNan = [](const std::optional<double> &v) { return v ? *v : double(NAN); };
+    if (const StepInputs *step = live->selectedStepInputs()) {
+        const WasteBudget &b = live->shownBudget();
+        const bool measured = b.terms.measured;
+        m_telemetryPlot->setRunLevels(measured || step->utilMeasured ? (measured ? b.terms.gpuUtilPct : step->inputs.gpuUtilPct)
+                                                                     : double(NAN),
+                                      step->inputs.hbmPeakGb);
+        m_hostGauge->setValue(measured ? (b.terms.hostKnown ? b.terms.hostBusy : double(NAN))
+                              : step->hostBusyMeasured ? step->inputs.hostBusyFraction
+                                                       : double(NAN));
+        return;
+    }
+    if (!live->run()) {
         m_telemetryPlot->setRunLevels(NAN, std::nullopt);
         m_hostGauge->setValue(NAN);
+        return;
     }
-    updateTabTitles();
+    const Quantities &q = live->derived().quantities;
+    m_telemetryPlot->setRunLevels(orNan(q[QuantityKey::GpuUtilPct].value), q[QuantityKey::HbmPeakGb].value);
+    m_hostGauge->setValue(orNan(q[QuantityKey::HostBusyFraction].value));
 }
 
 void WorkbenchView::onSelectedStepChanged()
 {
+    updateLevels();
     const StepInputs *step = m_session->live()->selectedStepInputs();
-    if (!step) {
-        onProfileChanged();  // the run's levels again
-        return;
-    }
-    m_telemetryPlot->setRunLevels(step->inputs.gpuUtilPct, step->inputs.hbmPeakGb);
-    m_hostGauge->setValue(step->inputs.hostBusyFraction);
-    if (step->timelineDevice >= 0)
+    if (step && step->timelineDevice >= 0)
         m_timeline->showStrip(step->timelineDevice, step->timelineStep);
 }
 
@@ -287,7 +302,14 @@ void WorkbenchView::onThresholdsChanged()
     const Thresholds &t = m_session->live()->thresholds();
     m_telemetryPlot->setThresholds(t.gpuUtilBelowPct, t.hbmTargetPct, t.hbmCapacityGb);
     m_hostGauge->setThreshold(t.hostBusyAbove);
-    m_timeline->setEqualSteps(t.steps);
+}
+
+void WorkbenchView::onMetricsChanged()
+{
+    // The step plan decides whether unmarked spans are cut into N (derived.h): the timeline follows it.
+    const int cut = m_session->live()->derived().timelineCutSteps;
+    m_timeline->setEqualSteps(cut > 0 ? std::optional<int>(cut) : std::nullopt);
+    updateLevels();
 }
 
 void WorkbenchView::onBudgetChanged()
@@ -298,7 +320,9 @@ void WorkbenchView::onBudgetChanged()
         m_verdict->setText(tr("Open a run folder (File ▸ Open, or drop it here)."));
         return;
     }
-    m_verdict->setText(budgetVerdict(model->budget(), model->stepTimeS()));
+    const QString caveat = m_session->live()->derived().caveat;
+    const QString verdict = budgetVerdict(model->budget(), model->stepTimeS());
+    m_verdict->setText(caveat.isEmpty() ? verdict : caveat + QStringLiteral(". ") + verdict);
 }
 
 void WorkbenchView::updateTabTitles()

@@ -63,6 +63,8 @@ private:
     void onThresholdsChanged();
     void onBudgetChanged();
     void onSelectedStepChanged();  ///< gauges and the timeline panel show the selected step
+    void onMetricsChanged();       ///< the levels and the timeline's cut follow the recompute
+    void updateLevels();           ///< utilisation, host busy and HBM levels of the run or the shown step
     void updateTabTitles();
 
     WorkbenchSession *m_session;

@@ -177,8 +177,13 @@ private slots:
         QTest::newRow("compare help") << QStringList{"compare", "--help"} << 0 << "";
         QTest::newRow("compare missing folder")
             << QStringList{"compare", ok, "/nonexistent/goblin/runB"} << 1 << "/nonexistent/goblin/runB";
-        QTest::newRow("compare a file") << QStringList{"compare", fixture("v3-metric-1gpu/trace.csv"), ok} << 1
-                                        << "v3-metric-1gpu/trace.csv";
+        // A file opens alone (issue 23; it used to be refused as "not a folder"); one with nothing
+        // readable is no run.
+        QTest::newRow("compare a file") << QStringList{"compare", fixture("v3-metric-1gpu/trace.csv"), ok} << 0 << "";
+        QTest::newRow("compare nothing readable") << QStringList{"compare", ok, fixture("bad-garbage")} << 1
+                                                  << "no input the workbench reads";
+        QTest::newRow("table nothing readable") << QStringList{"table", ok, fixture("bad-missing-all")} << 1
+                                                << "bad-missing-all";
         QTest::newRow("compare one run") << QStringList{"compare", ok} << 2 << "at least two";
         QTest::newRow("compare bad baseline") << QStringList{"compare", ok, ok, "--baseline", "2"} << 2 << "--baseline";
         QTest::newRow("compare bad threshold") << QStringList{"compare", ok, ok, "--gpu-util-below", "120"} << 2
@@ -249,7 +254,9 @@ private slots:
 
     void table()
     {
-        const QStringList names{"v3-metric-1gpu", "busy-host-datawait", "comm-heavy", "untuned-gemm", "bad-garbage"};
+        // A folder with broken inputs beside readable ones (bad-garbage, all random bytes, is no run
+        // since issue 23: `table` would exit 1 on it).
+        const QStringList names{"v3-metric-1gpu", "busy-host-datawait", "comm-heavy", "untuned-gemm", "bad-truncated-json"};
         QStringList args{"table"};
         for (const QString &n : names)
             args << fixture(n);

@@ -1,6 +1,6 @@
 // The main window as a user drives it (issue 3, points 1, 7 and 8): a folder given on the command
-// line and a file dropped on the window open their run and title the window; Open Recent leaves
-// out folders that are gone; every menu action has a shortcut; File > Export Report as JSON writes
+// line and a file dropped on the window open their run (a file alone, issue 23) and title the
+// window; Open Recent leaves out folders that are gone; every menu action has a shortcut; File > Export Report as JSON writes
 // exactly what the `report` command prints, and the PNG is the 2x dashboard.
 
 #include "mainwindow.h"
@@ -9,10 +9,12 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QImageReader>
 #include <QLineEdit>
+#include <QListView>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
@@ -99,7 +101,8 @@ private slots:
     void init();
     void cleanup();
     void commandLineFolderTitlesTheWindow();
-    void droppedFileOpensItsFolder();
+    void droppedFileOpensAlone();
+    void fileOnTheCommandLineOpensAlone();
     void openRecentLeavesOutMissingFolders();
     void everyMenuActionHasAShortcut();
     void exportJsonFromMenuEqualsReportCommand();
@@ -136,8 +139,10 @@ void TestMainWindow::commandLineFolderTitlesTheWindow()
     QCOMPARE(m_settings->recentRunDirs().value(0), QDir::cleanPath(fixtureDir()));
 }
 
-void TestMainWindow::droppedFileOpensItsFolder()
+void TestMainWindow::droppedFileOpensAlone()
 {
+    // A dropped file opens alone, as on the command line and in `report FILE` (issue 23; it used
+    // to open its folder); a dropped folder opens the folder.
     const QString run = copyFixture(*m_home, QStringLiteral("dropped-run"));
     QVERIFY(!run.isEmpty());
     QMimeData mime;
@@ -148,6 +153,14 @@ void TestMainWindow::droppedFileOpensItsFolder()
     QVERIFY(enter.isAccepted());
     QDropEvent drop(QPointF(centre), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(m_window.get(), &drop);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — dropped-run/trace.csv"), 30000);
+    QMimeData folder;
+    folder.setUrls({QUrl::fromLocalFile(run)});
+    QDragEnterEvent enterFolder(centre, Qt::CopyAction, &folder, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(m_window.get(), &enterFolder);
+    QVERIFY(enterFolder.isAccepted());
+    QDropEvent dropFolder(QPointF(centre), Qt::CopyAction, &folder, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(m_window.get(), &dropFolder);
     QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — dropped-run"), 30000);
 
     // Text that is not a local file is refused at the door.
@@ -157,6 +170,48 @@ void TestMainWindow::droppedFileOpensItsFolder()
     refused.setAccepted(false);
     QCoreApplication::sendEvent(m_window.get(), &refused);
     QVERIFY(!refused.isAccepted());
+}
+
+void TestMainWindow::fileOnTheCommandLineOpensAlone()
+{
+    // Issue 23: two unrelated traces in one folder. Given one file, the window shows that file's
+    // run alone (not its folder's); given the folder, the run of its first trace, and the other
+    // trace as a separate run of its own in the Runs list, which does not take the view.
+    const QString dir = m_home->filePath(QStringLiteral("mixed"));
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/gen_two_gpus_seed7.json.gz")), dir + "/job-a.json.gz"));
+    QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/hta_ns_resolution_rank-0_subset.json.gz")),
+                        dir + "/job-b.json.gz"));
+    auto *runsDock = m_window->findChild<QDockWidget *>(QStringLiteral("RunsDock"));
+    QVERIFY(runsDock);
+    auto *runs = qobject_cast<QListView *>(runsDock->widget());
+    QVERIFY(runs && runs->model());
+    const auto names = [runs] {
+        QStringList out;
+        for (int row = 0; row < runs->model()->rowCount(); ++row)
+            out << runs->model()->index(row, 0).data().toString();
+        return out;
+    };
+
+    m_window->openRunDir(dir + QStringLiteral("/job-b.json.gz"));
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — mixed/job-b.json.gz"), 30000);
+    QCOMPARE(names(), QStringList{QStringLiteral("mixed/job-b.json.gz")});
+
+    m_window->openRunDir(dir);
+    QTRY_COMPARE_WITH_TIMEOUT(names().size(), 2, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — mixed"), 30000);
+    // job-b.json.gz is the folder's separate run: loaded alone again, in place of the same run.
+    QTest::qWait(500);
+    QCOMPARE(names().size(), 2);
+    QVERIFY(names().contains(QStringLiteral("mixed")));
+    QVERIFY(names().contains(QStringLiteral("mixed/job-b.json.gz")));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("Goblin Workbench — mixed"));
+
+    // Given alone, an empty folder is no run: the list is unchanged.
+    QTemporaryDir empty;
+    m_window->openRunDir(empty.path());
+    QTest::qWait(500);
+    QCOMPARE(names().size(), 2);
 }
 
 void TestMainWindow::openRecentLeavesOutMissingFolders()

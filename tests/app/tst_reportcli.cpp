@@ -7,6 +7,7 @@
 
 #include <QCryptographicHash>
 #include <QDirIterator>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QImageReader>
@@ -53,9 +54,15 @@ private slots:
                                                         "--gpu-util-below", "60", "--host-busy-above", "0.2",
                                                         "--hbm-target", "80", "--hbm-capacity-gb", "256"}
                                          << 0;
-        QTest::newRow("warnings are still success") << QStringList{"report", fixture("bad-garbage")} << 0;
+        QTest::newRow("warnings are still success") << QStringList{"report", fixture("bad-nan-negative")} << 0;
         QTest::newRow("missing folder") << QStringList{"report", "/nonexistent/goblin/run"} << 1;
-        QTest::newRow("a file, not a folder") << QStringList{"report", fixture("v3-metric-1gpu/trace.csv")} << 1;
+        // Issue 23: a file opens alone (it used to be refused: "not a folder"); a folder or a file
+        // with nothing readable is no run.
+        QTest::newRow("a file opens alone") << QStringList{"report", fixture("v3-metric-1gpu/trace.csv")} << 0;
+        QTest::newRow("nothing in the folder") << QStringList{"report", fixture("bad-missing-all")} << 1;
+        QTest::newRow("random bytes only") << QStringList{"report", fixture("bad-garbage")} << 1;
+        QTest::newRow("empty files only") << QStringList{"report", fixture("bad-empty-files")} << 1;
+        QTest::newRow("a file that is no input") << QStringList{"report", fixture("bad-missing-all/README")} << 1;
         QTest::newRow("no RUN_DIR") << QStringList{"report"} << 2;
         QTest::newRow("unknown option") << QStringList{"report", ok, "--frobnicate"} << 2;
         QTest::newRow("bad profile") << QStringList{"report", ok, "--profile", "fast"} << 2;
@@ -137,6 +144,67 @@ private slots:
         const Run plain = run({"report", runDir, "--gpu-util-below", "60"});
         QCOMPARE(plain.exitCode, 0);
         QCOMPARE(test::readAll(json), plain.out);
+    }
+
+    void emptyFolderFails()
+    {
+        // An empty folder: exit 1, and the one line on stderr says why.
+        QTemporaryDir empty;
+        const Run r = run({"report", empty.path()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("no input the workbench reads") && r.err.contains("the folder is empty"), r.err.constData());
+    }
+
+    void fileOpensAlone()
+    {
+        // Issue 23: two unrelated traces in one folder (an MI300X training trace of a 2-rank job,
+        // a V100 trace of a 1-rank job, both rank 0): the folder gives one run and names the
+        // other trace under separate_runs; either file given alone is that file's run only.
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("mixed"));
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/gen_two_gpus_seed7.json.gz")), dir + "/job-a.json.gz"));
+        QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/hta_ns_resolution_rank-0_subset.json.gz")),
+                            dir + "/job-b.json.gz"));
+        const auto report = [](const QString &path) {
+            const Run r = run({"report", path});
+            if (r.exitCode != 0)
+                qWarning("%s", r.err.constData());
+            return QJsonDocument::fromJson(r.out).object();
+        };
+        const auto files = [](const QJsonObject &rep, const char *key, const char *member) {
+            QStringList out;
+            for (const QJsonValue &v : rep.value(QLatin1String(key)).toArray())
+                out << v.toObject().value(QLatin1String(member)).toString();
+            return out;
+        };
+
+        const QJsonObject folder = report(dir);
+        QCOMPARE(folder["run"]["path"].toString(), dir);
+        QCOMPARE(files(folder, "ranks", "file"), QStringList{"job-a.json.gz"});
+        const QJsonArray separate = folder["separate_runs"].toArray();
+        QCOMPARE(separate.size(), 1);
+        QCOMPARE(separate[0]["file"].toString(), QStringLiteral("job-b.json.gz"));
+        QVERIFY(!separate[0]["reason"].toString().isEmpty());
+        QVERIFY(!files(folder, "inputs", "path").contains("job-b.json.gz"));
+
+        for (const QString &name : {QStringLiteral("job-a.json.gz"), QStringLiteral("job-b.json.gz")}) {
+            const QJsonObject alone = report(dir + QLatin1Char('/') + name);
+            QCOMPARE(alone["run"]["path"].toString(), dir + QLatin1Char('/') + name);
+            QCOMPARE(alone["run"]["name"].toString(), QStringLiteral("mixed/") + name);
+            QCOMPARE(files(alone, "ranks", "file"), QStringList{name});
+            QVERIFY(alone["separate_runs"].toArray().isEmpty());
+            QStringList read = files(alone, "inputs", "path");
+            read.removeAll(QStringLiteral("amd_smi.csv"));  // listed as missing
+            read.removeAll(QStringLiteral("trace.csv"));
+            QCOMPARE(read, QStringList{name});
+            // The command that reproduces it names the file.
+            QCOMPARE(alone["command"][2].toString(), dir + QLatin1Char('/') + name);
+        }
+        // The folder's run is job-a's: the same budget as job-a read alone.
+        const QJsonObject jobA = report(dir + "/job-a.json.gz");
+        QCOMPARE(folder["metrics"]["waste_budget"], jobA["metrics"]["waste_budget"]);
     }
 
     void helpAndVersion()

@@ -5,6 +5,7 @@
 #include "sweep.h"
 #include "testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -103,17 +104,32 @@ private slots:
 
     void dataWaitSwitchesOn()
     {
-        // resources/example-run is data-bound once the utilisation threshold passes its utilisation.
-        const Run s = runApp({"sweep", runFolder("example-run"), "--threshold", "gpu-util-below", "--from", "0", "--to",
-                              "100", "--by", "10"});
+        // A real MI300X DDP trace (TraceLens) whose steps run at 85-90 % utilisation with the host busy:
+        // once the utilisation threshold passes that, the GPU's idle during host work moves from host
+        // gap to data wait. A threshold moves time between waste buckets, never into useful GPU.
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(test::dataPath("torch/tracelens_mi300_resnet_act_checkpoint_ddp_rank0.json.gz"),
+                            dir.filePath("rank0.json.gz")));
+        const Run s = runApp({"sweep", dir.path(), "--threshold", "gpu-util-below", "--from", "0", "--to", "100",
+                              "--by", "5", "--host-busy-above", "0.3"});
         QCOMPARE(s.exitCode, 0);
         const QJsonObject sweep = QJsonDocument::fromJson(s.out).object();
-        bool on = false;
-        for (const QJsonValue &sp : sweep["switch_points"].toArray())
-            on = on || (sp["bucket"] == QString("data_wait") && sp["switches"] == QString("on"));
-        QVERIFY(on);
-        QCOMPARE(sweep["points"][0]["waste_budget"]["data_wait"].toDouble(), 0.0);
-        QVERIFY(sweep["points"][10]["waste_budget"]["data_wait"].toDouble() > 0.0);
+        const QJsonArray switches = sweep["switch_points"].toArray();
+        QCOMPARE(switches.size(), 1);
+        QCOMPARE(switches[0]["bucket"].toString(), QString("data_wait"));
+        QCOMPARE(switches[0]["switches"].toString(), QString("on"));
+        QCOMPARE(switches[0]["value"].toDouble(), 90.0);
+        const QJsonArray points = sweep["points"].toArray();
+        const QJsonObject first = points.first()["waste_budget"].toObject();
+        const QJsonObject last = points.last()["waste_budget"].toObject();
+        QCOMPARE(first["data_wait"].toDouble(), 0.0);
+        QVERIFY(last["data_wait"].toDouble() > 0.0);
+        for (const QJsonValue &p : points) {
+            const QJsonObject b = p["waste_budget"].toObject();
+            QCOMPARE(b["useful_gpu"].toDouble(), first["useful_gpu"].toDouble());
+            QVERIFY(std::fabs(b["data_wait"].toDouble() + b["host_gap"].toDouble() - first["data_wait"].toDouble()
+                              - first["host_gap"].toDouble()) < 1e-12);
+        }
     }
 
     void csvMatchesJson()

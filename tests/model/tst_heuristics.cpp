@@ -135,16 +135,26 @@ private slots:
         in.gpuUtilKnown = false;
         const WasteBudget workbench = computeWasteBudget(in, t, HeuristicsProfile::Workbench);
         QCOMPARE(workbench.usefulGpu, 0.0);
-        QCOMPARE(workbench.unattributed, measured.usefulGpu);
         QVERIFY(workbench.hasUnattributed());
         QCOMPARE(workbench.terms.gates[0], BucketGate::UtilNotMeasured);
-        for (int i = 1; i < WasteBudget::BucketCount; ++i)
+        // The formulas that need utilisation have no input: 0 and unknown, their time unattributed.
+        // Collective time and HBM headroom do not depend on it and stay.
+        for (int i : {0, 1, 2, 5, 6}) {
+            QCOMPARE(workbench.bucket(i), 0.0);
+            QCOMPARE(workbench.state(i), ValueState::Unknown);
+        }
+        for (int i : {3, 4}) {
             QCOMPARE(workbench.bucket(i), measured.bucket(i));
+            QCOMPARE(workbench.state(i), ValueState::Estimated);
+        }
+        QCOMPARE(workbench.unattributed, in.stepTimeS - workbench.commExcess - workbench.memoryHeadroom);
         QCOMPARE(computeWasteBudget(in, t), workbench);  // the two-argument form is the workbench's
         QVERIFY(bucketFormula(0, workbench, HeuristicsProfile::Workbench).startsWith(QStringLiteral("0: no GPU utilisation")));
         QVERIFY(bucketFormula(kUnattributedRow, workbench, HeuristicsProfile::Workbench)
                     .startsWith(QStringLiteral("not measured: no GPU utilisation in this run")));
-        QVERIFY(budgetVerdict(workbench, in.stepTimeS).contains(QStringLiteral("not measured")));
+        QVERIFY2(budgetVerdict(workbench, in.stepTimeS).contains(QStringLiteral("Unattributed: 43.3 ms")),
+                 qPrintable(budgetVerdict(workbench, in.stepTimeS)));
+        QVERIFY(budgetVerdict(workbench, in.stepTimeS).contains(QStringLiteral("Unknown: data wait, host gap")));
 
         const WasteBudget reference = computeWasteBudget(in, t, HeuristicsProfile::Reference);
         for (int i = 0; i < WasteBudget::BucketCount; ++i)
@@ -175,11 +185,19 @@ private slots:
         for (int i = 0; i < WasteBudget::BucketCount; ++i)
             QVERIFY(budget.contains(WasteBudget::bucketKey(i)));
 
+        const BudgetInputs &in = run->workbench.budgetInputs;
+        QCOMPARE(expected.unattributed, in.stepTimeS - expected.commExcess - expected.memoryHeadroom);
+        const QJsonObject buckets = workbench.value("budget").toObject().value("buckets").toObject();
+        QCOMPARE(buckets.value("host_gap").toObject().value("state").toString(), QString("unknown"));
+        QCOMPARE(buckets.value("useful_gpu").toObject().value("state").toString(), QString("unknown"));
+        QCOMPARE(buckets.value("unattributed").toObject().value("seconds_per_step").toDouble(), expected.unattributed);
+        QVERIFY(workbench.value("quantities").toObject().value("gpu_util_pct").toObject().value("value").isNull());
+
         run->workbench.budgetInputs.gpuUtilKnown = true;
         const QJsonObject measured = buildReport(*run, HeuristicsProfile::Workbench, Thresholds{})
                                          .value("metrics").toObject().value("waste_budget").toObject();
         QCOMPARE(measured.value("unattributed_s").toDouble(-1.0), 0.0);
-        QCOMPARE(measured.value("useful_gpu").toDouble(), expected.unattributed);
+        QCOMPARE(measured.value("useful_gpu").toDouble(), computeWasteBudget(in, Thresholds{}).usefulGpu);
 
         // The reference's RunMetrics has exactly the seven keys.
         const QJsonObject reference = buildReport(*run, HeuristicsProfile::Reference, Thresholds{});

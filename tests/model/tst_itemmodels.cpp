@@ -273,7 +273,8 @@ void TestItemModels::wasteBudgetModel()
     model.setResult(rest, HeuristicsProfile::Workbench);
     QCOMPARE(reset.count(), 0);
     QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::BucketColumn).data(WasteBudgetModel::ShownRole).toBool());
-    QCOMPARE(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), expected.usefulGpu);
+    QCOMPARE(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), rest.unattributed);
+    QCOMPARE(rest.unattributed, 0.5 - rest.commExcess - rest.memoryHeadroom);  // nothing else has an input
     QCOMPARE(model.index(0, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), 0.0);
     QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn)
                 .data(FormulaRole).toString().startsWith(QStringLiteral("not measured")));

@@ -176,20 +176,19 @@ void TestDashboardExport::exportWritesTheLiveMetricsItIsGiven()
     session.openRun(run);
     session.editor()->changeValue(ThresholdField::GpuUtilBelow, 45.0);
     session.live()->flush();
-    RunMetrics live = session.live()->metrics();
-    QCOMPARE(live.wasteBudget, computeWasteBudget(run->workbench.budgetInputs, session.live()->thresholds()));
-    live.wasteBudget.dataWait = 0.123456;
+    Derived live = session.live()->derived();
+    QCOMPARE(live.metrics.wasteBudget, computeWasteBudget(run->workbench.budgetInputs, session.live()->thresholds()));
+    live.metrics.wasteBudget.dataWait = 0.123456;
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("report.json"));
     QString error;
-    QVERIFY2(exportReportJson(*run, session.live()->profile(), session.live()->thresholds(), live, path, &error),
-             qPrintable(error));
+    QVERIFY2(exportReportJson(*run, live, path, &error), qPrintable(error));
     const QJsonObject written = QJsonDocument::fromJson(test::readAll(path)).object();
     QCOMPARE(written.value("metrics").toObject().value("waste_budget").toObject().value("data_wait").toDouble(),
              0.123456);
     QCOMPARE(written.value("thresholds").toObject().value("gpu_util_below_pct").toDouble(), 45.0);
 
-    const QImage given = renderDashboardImage(*run, HeuristicsProfile::Workbench, session.live()->thresholds(), live, 1.0);
+    const QImage given = renderDashboardImage(*run, live, 1.0);
     const QImage computed = renderDashboardImage(*run, HeuristicsProfile::Workbench, session.live()->thresholds(), 1.0);
     QVERIFY(given != computed);
 }

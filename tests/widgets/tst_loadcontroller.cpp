@@ -64,8 +64,6 @@ private slots:
     void progressIsThrottledAndOnTheGuiThread();
     void queuesFolders();
     void destroyWhileLoadingCancelsTheWorker();
-    void runDirForPath_data();
-    void runDirForPath();
 };
 
 void TestLoadController::loadsFixtureFolder()
@@ -196,23 +194,6 @@ void TestLoadController::destroyWhileLoadingCancelsTheWorker()
     QTRY_VERIFY(progress.count() >= 2);
     controller.reset();  // the window closes mid-load: must not hang or leave the worker running
     QVERIFY(slow.sawCancel->load());
-}
-
-void TestLoadController::runDirForPath_data()
-{
-    QTest::addColumn<QString>("path");
-    QTest::addColumn<QString>("expected");
-    const QString dir = QDir::cleanPath(fixtureDir());
-    QTest::newRow("folder") << fixtureDir() << dir;
-    QTest::newRow("folder with trailing slash") << fixtureDir() + QLatin1Char('/') << dir;
-    QTest::newRow("file in the folder") << fixtureDir() + QStringLiteral("/trace.csv") << dir;
-}
-
-void TestLoadController::runDirForPath()
-{
-    QFETCH(QString, path);
-    QFETCH(QString, expected);
-    QCOMPARE(goblin::runDirForPath(path), expected);
 }
 
 QTEST_GUILESS_MAIN(TestLoadController)

@@ -99,17 +99,26 @@ private slots:
         QVERIFY(d.run);
         LiveAnalysis *live = d.session.live();
         const StepSeries &steps = d.run->steps;
-        const BudgetInputs &runIn = d.run->workbench.budgetInputs;
-        verifyShown(d, computeWasteBudget(runIn, Thresholds{}), runIn.stepTimeS, runIn.hostBusyFraction);
+        // What every view shows comes from one place (derived.h): the run's budget and quantities.
+        const auto runShown = [&](const Thresholds &t) {
+            const Derived r = deriveResults(*d.run, HeuristicsProfile::Workbench, t);
+            verifyShown(d, r.metrics.wasteBudget, r.stepTimeS(), *r.quantities[QuantityKey::HostBusyFraction].value);
+        };
+        const auto stepShown = [&](int i, const Thresholds &t) {
+            const WasteBudget b = stepBudget(steps, i, t);
+            verifyShown(d, b, steps.steps[std::size_t(i)].durationS, b.terms.hostBusy);
+            QCOMPARE(b.terms.hostBusy, steps.steps[std::size_t(i)].inputs.hostBusyFraction);
+        };
+        runShown(Thresholds{});
 
         QSignalSpy selected(live, &LiveAnalysis::selectedStepChanged);
         d.click(3);
         QCOMPARE(selected.count(), 1);
         QCOMPARE(live->selectedStep(), 3);
         const StepInputs &s3 = steps.steps[3];
-        verifyShown(d, computeWasteBudget(s3.inputs, Thresholds{}), s3.durationS, s3.inputs.hostBusyFraction);
+        stepShown(3, Thresholds{});
         // Exports and their command describe the run, whichever step is shown.
-        QCOMPARE(live->metrics().wasteBudget, computeWasteBudget(runIn, Thresholds{}));
+        QCOMPARE(live->metrics().wasteBudget, deriveResults(*d.run, HeuristicsProfile::Workbench, Thresholds{}).metrics.wasteBudget);
         QVERIFY(!d.strip()->allStepsButton()->isChecked());
         // The timeline panel shows that step's kernels.
         QCOMPARE(d.view.timelinePanel()->stripDevice(), s3.timelineDevice);
@@ -118,24 +127,28 @@ private slots:
 
         // A threshold drag while the step is shown recomputes the step's budget.
         Thresholds t = live->thresholds();
+        const WasteBudget before = stepBudget(steps, 3, t);
         d.session.editor()->changeValue(ThresholdField::GpuUtilBelow, 35.0);
         d.session.editor()->changeValue(ThresholdField::HostBusyAbove, 0.1);
         d.session.editor()->endGesture();
         t.gpuUtilBelowPct = 35.0;
         t.hostBusyAbove = 0.1;
         QCOMPARE(live->thresholds(), t);
-        const WasteBudget dragged = computeWasteBudget(s3.inputs, t);
-        QVERIFY(dragged.dataWait > 0.0);  // the slow step's idle time now passes the data-wait gate
-        verifyShown(d, dragged, s3.durationS, s3.inputs.hostBusyFraction);
+        const WasteBudget dragged = stepBudget(steps, 3, t);
+        // The slow step's idle during host work passes the data-wait gate: it moves from host gap to
+        // data wait, and nothing moves into useful GPU.
+        QVERIFY(dragged.dataWait > before.dataWait);
+        QCOMPARE(dragged.usefulGpu, before.usefulGpu);
+        QVERIFY(std::fabs(dragged.dataWait + dragged.hostGap - before.dataWait - before.hostGap) < 1e-15);
+        stepShown(3, t);
 
         // Another step, then the same step again: back to the run mean under the same thresholds.
         d.click(5);
         QCOMPARE(live->selectedStep(), 5);
-        verifyShown(d, computeWasteBudget(steps.steps[5].inputs, t), steps.steps[5].durationS,
-                    steps.steps[5].inputs.hostBusyFraction);
+        stepShown(5, t);
         d.click(5);
         QCOMPARE(live->selectedStep(), -1);
-        verifyShown(d, computeWasteBudget(runIn, t), runIn.stepTimeS, runIn.hostBusyFraction);
+        runShown(t);
         QVERIFY(d.strip()->allStepsButton()->isChecked());
 
         // "All steps" does the same.
@@ -143,7 +156,7 @@ private slots:
         QCOMPARE(live->selectedStep(), 3);
         QTest::mouseClick(d.strip()->allStepsButton(), Qt::LeftButton);
         QCOMPARE(live->selectedStep(), -1);
-        verifyShown(d, computeWasteBudget(runIn, t), runIn.stepTimeS, runIn.hostBusyFraction);
+        runShown(t);
     }
 
     void stepsFieldCutsTheSpan()
@@ -167,7 +180,7 @@ private slots:
         QTest::mouseClick(view.stepStrip(), Qt::LeftButton, {}, view.stepStrip()->barRect(2).center().toPoint());
         QCOMPARE(live->selectedStep(), 2);
         const StepSeries expected = cutSteps(*r.run, 5);
-        QCOMPARE(live->shownBudget(), computeWasteBudget(expected.steps[2].inputs, live->thresholds()));
+        QCOMPARE(live->shownBudget(), stepBudget(expected, 2, live->thresholds()));
         QCOMPARE(session.budget()->stepTimeS(), expected.steps[2].durationS);
         // Fewer steps: the selection is gone with the step.
         session.editor()->changeValue(ThresholdField::Steps, 2);

@@ -61,7 +61,8 @@ void verifyPoints(const Fixture &f)
 {
     const LiveAnalysis *live = f.session.live();
     const std::vector<SweepPoint> want
-        = sweepRun(*live->analysis(), live->thresholds(), f.chart.threshold(), sweepChartValues(f.chart.threshold()));
+        = sweepRun(*live->run(), live->profile(), live->thresholds(), f.chart.threshold(),
+                   sweepChartValues(f.chart.threshold()));
     QCOMPARE(f.chart.points().size(), want.size());
     QCOMPARE(int(want.size()), kSweepChartSteps + 1);
     for (std::size_t i = 0; i < want.size(); ++i) {
@@ -174,7 +175,7 @@ private slots:
         // In-process: the same renderer, size follows the switch points listed.
         const LoadResult loaded = loadRun(dir);
         QVERIFY(loaded.run);
-        const auto points = sweepRun(loaded.run->workbench, Thresholds{}, SweepThreshold::GpuUtilBelow,
+        const auto points = sweepRun(*loaded.run, HeuristicsProfile::Workbench, Thresholds{}, SweepThreshold::GpuUtilBelow,
                                      sweepValues(0, 100, 5));
         QStringList command;
         for (const QJsonValue &a : json["command"].toArray())

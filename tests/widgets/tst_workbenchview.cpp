@@ -359,10 +359,11 @@ void TestWorkbenchView::unmeasuredUtilisationHasItsOwnBar()
     for (int i = 0; i < WasteBudget::BucketCount; ++i)
         base += expected.bucket(i);
     QVERIFY(qAbs(chart->baseSeconds(kUnattributedRow) - base) <= 1e-12);  // stacked after the seven
-    QVERIFY(chart->categoryLabel(kUnattributedRow).startsWith(QStringLiteral("Not measured: no GPU util")));
+    QVERIFY(chart->categoryLabel(kUnattributedRow).startsWith(QStringLiteral("Unattributed")));
     QVERIFY(chart->formula(kUnattributedRow).startsWith(QStringLiteral("not measured: no GPU utilisation in this run")));
     QVERIFY(chart->formula(0).startsWith(QStringLiteral("0: no GPU utilisation")));
-    QVERIFY(d.view.verdictLabel()->text().contains(QStringLiteral("not measured")));
+    QVERIFY2(d.view.verdictLabel()->text().contains(QStringLiteral("Useful GPU time: unknown")),
+             qPrintable(d.view.verdictLabel()->text()));
 
     // The reference profile keeps the reference's useful GPU.
     d.session.live()->setProfile(HeuristicsProfile::Reference);

@@ -28,7 +28,33 @@ struct StepAccumulator {
     qint64 collectiveNs = 0, gemmNs = 0, genericGemmNs = 0, fp16Ns = 0, bf16Ns = 0;
     int kernelDevices = 0;       ///< devices with kernels in the files that have the step
     int panelDevice = -1, panelStep = -1;
+    std::vector<MeasuredSlice> slices;
 };
+
+/// The host's side of one file, as the measured budget's data-wait gate and idle split read it.
+struct FileHost {
+    bool known = false;  ///< CPU operators or data-loading ranges were traced
+    IntervalSet busy;    ///< CPU operators
+
+    explicit FileHost(const GpuTimelineFile &file)
+        : known(!file.hostBusy.empty() || !file.dataLoading.empty()), busy(IntervalSet::unionOf(file.hostBusy))
+    {
+    }
+    double fraction(const TimeInterval &w) const
+    {
+        return w.endNs > w.startNs ? double(busy.measure(w.startNs, w.endNs)) / double(w.endNs - w.startNs) : 0.0;
+    }
+};
+
+MeasuredSlice sliceOf(const TimelineStepValues &v, const FileHost &host, const TimeInterval &window, std::size_t file,
+                      const GpuDeviceTimeline &device)
+{
+    MeasuredSlice s = MeasuredSlice::fromTimeline(v, host.known, host.fraction(window));
+    s.file = int(file);
+    s.pid = device.pid;
+    s.device = device.device;
+    return s;
+}
 
 /// The windows analyzeTimeline() uses for a file, with their names: CPU-lane ProfilerSteps, else
 /// GPU-lane annotations; sorted by start.
@@ -137,6 +163,7 @@ void appendSteps(std::vector<StepAccumulator> &accs, const BudgetInputs &runIn, 
         }
         s.timelineDevice = a.panelDevice;
         s.timelineStep = a.panelStep;
+        s.slices = a.slices;
         out.steps.push_back(std::move(s));
     }
 }
@@ -147,6 +174,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
 {
     StepSeries out;
     const BudgetInputs &runIn = run.workbench.budgetInputs;
+    out.hbmPeakGb = runIn.hbmPeakGb;
 
     // The torch trace first: ProfilerStep#N lives there, on the same clock as its GPU events and
     // CPU operators. A kernel trace is used only when it carries step marks of its own.
@@ -173,6 +201,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         return out;
     }
 
+    out.fromTorchTimeline = chosen == &candidates[0];
     const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
     std::vector<StepAccumulator> accs;
     QHash<QString, int> byName;
@@ -223,6 +252,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         }
 
         // Utilisation: the busy union the timeline measured in the same windows.
+        const FileHost fileHost(file);
         const std::vector<DeviceTimelineAnalysis> &devices = chosen->analysis->devices;
         int fileKernelDevices = 0;
         for (std::size_t di = 0; di < devices.size(); ++di) {
@@ -244,6 +274,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
                 StepAccumulator &a = accs[std::size_t(accOf[k])];
                 a.utilSum += double(d.perStep[s].busyNs) / double(d.perStep[s].windowNs);
                 ++a.utilDevices;
+                a.slices.push_back(sliceOf(d.perStep[s], fileHost, *w, fi, file.devices[d.deviceIndex]));
                 if (a.panelDevice < 0) {
                     a.panelDevice = chosen->panelOffset + int(di);
                     a.panelStep = int(s);
@@ -266,6 +297,11 @@ StepSeries analyzeSteps(const RunAnalysis &run)
     }
 
     appendSteps(accs, runIn, out);
+    std::vector<double> durations;
+    for (const StepInputs &step : out.steps)
+        durations.push_back(step.durationS);
+    if (lastStepIsPartial(durations))
+        out.steps.back().partial = true;
     out.source = QStringLiteral("%1: %2 step window(s) (%3) from %4 file(s); utilisation: %5; host busy: %6; "
                                 "kernel sums: %7")
                      .arg(firstFile)
@@ -291,12 +327,14 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
 {
     StepSeries out;
     const BudgetInputs &runIn = run.workbench.budgetInputs;
+    out.hbmPeakGb = runIn.hbmPeakGb;
     const TimelineAnalysis *an = n > 0 ? kernelSourceTimeline(run) : nullptr;
     if (!an) {
         out.source = QStringLiteral("no per-step budget: no GPU timeline to cut into %1 steps").arg(n);
         return out;
     }
-    const GpuTimeline &timeline = an == &run.torchTimeline ? run.torch.timeline : run.kernels.timeline;
+    out.fromTorchTimeline = an == &run.torchTimeline;
+    const GpuTimeline &timeline = out.fromTorchTimeline ? run.torch.timeline : run.kernels.timeline;
     const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
     std::vector<StepAccumulator> accs(static_cast<std::size_t>(n));
     std::vector<int> accOf(static_cast<std::size_t>(n));
@@ -336,10 +374,11 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
             }
         }
         int fileKernelDevices = 0;
+        const FileHost fileHost(file);
         for (const DeviceTimelineAnalysis &d : an->devices) {
             if (d.fileIndex != fi || d.kernels == 0)
                 continue;
-            const std::vector<TimelineStepValues> values = recutSteps(timeline, d, windows);
+            const std::vector<TimelineStepValues> values = measureWindows(timeline, d, windows);
             if (values.size() != windows.size())
                 continue;
             ++fileKernelDevices;
@@ -347,6 +386,8 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
                 const TimelineStepValues &v = values[std::size_t(k)];
                 accs[std::size_t(k)].utilSum += double(v.busyNs) / double(v.windowNs);
                 ++accs[std::size_t(k)].utilDevices;
+                accs[std::size_t(k)].slices.push_back(
+                    sliceOf(v, fileHost, windows[std::size_t(k)], fi, file.devices[d.deviceIndex]));
             }
         }
         devicesWithKernels += fileKernelDevices;
@@ -437,7 +478,37 @@ WasteBudget stepBudget(const StepSeries &series, int index, const Thresholds &th
 {
     if (index < 0 || index >= series.size())
         return {};
-    return computeWasteBudget(series.steps[std::size_t(index)].inputs, thresholds, HeuristicsProfile::Workbench);
+    const StepInputs &step = series.steps[std::size_t(index)];
+    if (step.slices.empty())
+        return computeWasteBudget(step.inputs, thresholds, HeuristicsProfile::Workbench);
+    std::vector<WasteBudget> devices;
+    devices.reserve(step.slices.size());
+    for (const MeasuredSlice &slice : step.slices)
+        devices.push_back(computeMeasuredBudget(slice, series.hbmPeakGb, thresholds));
+    return meanBudget(devices);
+}
+
+std::optional<WasteBudget> measuredRunBudget(const StepSeries &series, const Thresholds &thresholds)
+{
+    if (!series.measured())
+        return std::nullopt;
+    std::vector<WasteBudget> steps;
+    for (int i = 0; i < series.size(); ++i)
+        if (!series.steps[std::size_t(i)].partial && !series.steps[std::size_t(i)].slices.empty())
+            steps.push_back(stepBudget(series, i, thresholds));
+    if (steps.empty())
+        return std::nullopt;
+    return meanBudget(steps);
+}
+
+bool lastStepIsPartial(const std::vector<double> &durations)
+{
+    if (durations.size() < 2)
+        return false;
+    double others = 0.0;
+    for (std::size_t i = 0; i + 1 < durations.size(); ++i)
+        others += durations[i];
+    return durations.back() < 0.2 * (others / double(durations.size() - 1));
 }
 
 } // namespace goblin

@@ -4,8 +4,10 @@
 /// seven formulas per step, nothing more. Definitions: docs/steps.md.
 
 #include "heuristics.h"
+#include "measuredbudget.h"
 
 #include <QString>
+#include <optional>
 #include <vector>
 
 namespace goblin {
@@ -25,6 +27,12 @@ struct StepInputs {
     /// trace's devices, then the torch trace's) and step index of that device; -1 when none.
     int timelineDevice = -1;
     int timelineStep = -1;
+    /// Each device (of each rank) that ran the step, as measured on its GPU timeline: the
+    /// step's budget is the mean of their measured budgets (measuredbudget.h).
+    std::vector<MeasuredSlice> slices;
+    /// A last step shorter than a fifth of the others' mean: where the profiler stopped. Shown,
+    /// but left out of the run's mean as it is out of the run's step time.
+    bool partial = false;
 };
 
 /// The outlier rule's numbers (threshold-independent, fixed at load).
@@ -49,6 +57,9 @@ struct StepSeries {
     StepOutlierRule rule;
     QString source;  ///< where windows and inputs came from, or why there are no steps
 
+    std::optional<double> hbmPeakGb;  ///< the run's (telemetry has no clock shared with the trace)
+    bool fromTorchTimeline = false;   ///< the windows and slices are the torch traces' (else the kernel trace's)
+    bool measured() const { return !steps.empty() && !steps.front().slices.empty(); }
     bool empty() const { return steps.empty(); }
     int size() const { return int(steps.size()); }
 };
@@ -69,7 +80,16 @@ StepSeries cutSteps(const RunAnalysis &run, int n);
 /// whether it is beyond it and the reason with the numbers. Needs at least 3 steps to flag any.
 void flagOutliers(StepSeries &series);
 
-/// Step `index`'s budget under `thresholds` (workbench formulas): arithmetic only.
+/// Step `index`'s budget under `thresholds`: the mean of its devices' measured budgets (the
+/// seed's formulas on the step's inputs when it has no measured device). Arithmetic only.
 WasteBudget stepBudget(const StepSeries &series, int index, const Thresholds &thresholds);
+
+/// The run's measured budget: the mean of the budgets of the steps that count (not partial);
+/// nullopt when the series has no measured step.
+std::optional<WasteBudget> measuredRunBudget(const StepSeries &series, const Thresholds &thresholds);
+
+/// Is the last of these step durations where the profiler stopped (shorter than a fifth of the
+/// others' mean)? The one rule for a partial last step (the torch reading applies it too).
+bool lastStepIsPartial(const std::vector<double> &durations);
 
 } // namespace goblin

@@ -188,6 +188,7 @@ RankInputs analyzeRank(const RunAnalysis &run, const GpuTimeline &timeline, cons
     r.rank = group.rank.value_or(0);
     r.source = file.source;
     r.file = file.file;
+    r.fileIndex = group.fileIndex;
     r.pid = chromeTraces ? -1 : group.pid;
     r.devices = k.devicesWithKernels;
     r.kernels = k.kernels;
@@ -218,7 +219,7 @@ RankInputs analyzeRank(const RunAnalysis &run, const GpuTimeline &timeline, cons
     a.perStepPerGpuDivisor = k.kernels > 0 ? a.gpuAgents * std::max(a.traceStepsCovered, 1e-12) : 1.0;
 
     // Measured quantities of the rank's devices (exposed communication, busy for utilisation).
-    double exposedSum = 0.0, utilSum = 0.0;
+    double exposedSum = 0.0, computeSum = 0.0, utilSum = 0.0;
     int withKernels = 0, utilDevices = 0;
     for (std::size_t idx : group.devices) {
         const DeviceTimelineAnalysis &d = analysis.devices[idx];
@@ -227,6 +228,7 @@ RankInputs analyzeRank(const RunAnalysis &run, const GpuTimeline &timeline, cons
         ++withKernels;
         r.stepMarks = d.stepsKind != TimelineStepsKind::WholeSpan && d.stepsKind != TimelineStepsKind::EqualSplit;
         exposedSum += r.stepMarks ? d.meanPerStepNs(&TimelineStepValues::exposedCommNs) : double(d.exposedCommNs);
+        computeSum += r.stepMarks ? d.meanPerStepNs(&TimelineStepValues::computeNs) : double(d.computeNs);
         qint64 busy = 0, window = 0;
         for (const TimelineStepValues &v : d.perStep) {
             busy += v.busyNs;
@@ -238,6 +240,7 @@ RankInputs analyzeRank(const RunAnalysis &run, const GpuTimeline &timeline, cons
         }
     }
     r.exposedCommNs = withKernels > 0 ? exposedSum / withKernels : 0.0;
+    r.computeNs = withKernels > 0 ? computeSum / withKernels : 0.0;
 
     UtilKind kind = utilKindOf(runA);
     if (kind == UtilKind::Timeline && utilDevices == 0)
@@ -407,8 +410,11 @@ std::vector<RankResult> rankResults(const RankSet &set, const Thresholds &thresh
         x.stepTimeS = step.stepTimeS;
         x.stepTimeSource = step.source;
         x.commExcessS = step.commExcessS;
-        x.exposedCommSPerStep =
-            r.stepMarks ? r.exposedCommNs / 1e9 : step.stepsCovered > 0.0 ? r.exposedCommNs / 1e9 / step.stepsCovered : 0.0;
+        const auto perStep = [&](double ns) {
+            return r.stepMarks ? ns / 1e9 : step.stepsCovered > 0.0 ? ns / 1e9 / step.stepsCovered : 0.0;
+        };
+        x.exposedCommSPerStep = perStep(r.exposedCommNs);
+        x.computeSPerStep = perStep(r.computeNs);
         out.push_back(std::move(x));
     }
     return out;
@@ -484,6 +490,8 @@ std::optional<RankSpread> rankSpread(const std::vector<RankResult> &results)
     };
     s.stepTimeS = extreme([](const RankResult &x) { return x.stepTimeS; });
     s.exposedCommSPerStep = extreme([](const RankResult &x) { return x.exposedCommSPerStep; });
+    s.computeSPerStep = extreme([](const RankResult &x) { return x.computeSPerStep; });
+    s.ownWorkSPerStep = extreme([](const RankResult &x) { return x.ownWorkSPerStep(); });
     return s;
 }
 

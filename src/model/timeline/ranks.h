@@ -21,6 +21,7 @@ struct RankInputs {
     bool rankStated = false;     ///< from distributedInfo or the file name (else: process order)
     QString source;              ///< "torch_profile", "trace.csv", "rocpd"
     QString file;
+    std::size_t fileIndex = 0;   ///< the file in the timeline the ranks come from
     qint64 pid = -1;             ///< process id of a kernel-trace process; -1 for chrome traces
     int devices = 0;             ///< devices with kernels
     quint64 kernels = 0;         ///< kernels with a positive duration
@@ -32,6 +33,7 @@ struct RankInputs {
     /// (`stepMarks`), else over the whole kernel span (per step: divided by the steps covered).
     bool stepMarks = false;
     double exposedCommNs = 0.0;
+    double computeNs = 0.0;      ///< busy compute (union of non-collective kernels), same basis as exposedCommNs
     ProfileAnalysis analysis;
 };
 
@@ -55,6 +57,12 @@ struct RankResult {
     QString stepTimeSource;
     double commExcessS = 0.0;          ///< per step per GPU (the budget's collective input)
     double exposedCommSPerStep = 0.0;  ///< per step, mean over the rank's devices
+    double computeSPerStep = 0.0;      ///< busy compute per step, mean over the rank's devices
+    /// Step time less exposed communication: the time the rank spends on its own work (compute,
+    /// data loading, host gaps) before it reaches the collectives. The rank with the most keeps the
+    /// others waiting.
+    double ownWorkSPerStep() const { return stepTimeS - exposedCommSPerStep; }
+    bool measured = false;             ///< budget measured on the rank's own timeline (derived.h)
 };
 
 struct RankExtreme {
@@ -68,6 +76,12 @@ struct RankSpread {
     int ranks = 0;
     RankExtreme stepTimeS;
     RankExtreme exposedCommSPerStep;
+    RankExtreme computeSPerStep;
+    /// The straggler: the rank with the most time per step on its own work (step − exposed
+    /// communication), the one the others wait for at the collectives. In a synchronous job every
+    /// step is as long and the others show the wait as exposed communication; the rank with the
+    /// longest step is usually one that waits.
+    RankExtreme ownWorkSPerStep;
 };
 
 /// Aggregates every rank once (called by analyzeRun() after the workbench analysis). The ranks

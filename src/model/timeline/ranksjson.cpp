@@ -1,5 +1,6 @@
 #include "ranksjson.h"
 
+#include "budgetjson.h"
 #include "ranks.h"
 
 #include <QJsonArray>
@@ -9,33 +10,26 @@ namespace goblin {
 
 namespace {
 
-QJsonValue finite(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
-
-QJsonObject budgetJson(const WasteBudget &b)
-{
-    QJsonObject o;
-    for (int i = 0; i < WasteBudget::BucketCount; ++i)
-        o.insert(WasteBudget::bucketKey(i), finite(b.bucket(i)));
-    o.insert(QStringLiteral("unattributed_s"), finite(b.unattributed));
-    return o;
-}
-
 QJsonObject extremeJson(const RankExtreme &e)
 {
-    return QJsonObject{{QStringLiteral("min"), finite(e.min)},
-                       {QStringLiteral("max"), finite(e.max)},
+    return QJsonObject{{QStringLiteral("min"), finiteJson(e.min)},
+                       {QStringLiteral("max"), finiteJson(e.max)},
                        {QStringLiteral("straggler_rank"), e.stragglerRank}};
 }
 
+const QString kStragglerDefinition = QStringLiteral(
+    "the rank the others wait for: the most time per step on its own work (step time less its exposed "
+    "communication: compute, data loading and host gaps before it reaches the collectives). In a synchronous job "
+    "every rank's step is as long and the others show the wait as exposed communication; the rank with the "
+    "longest step is usually one that waits");
+
 } // namespace
 
-void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresholds &thresholds)
+void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)
 {
     QJsonArray ranks;
-    std::vector<RankResult> results;
-    if (run.workbench.ranks)
-        results = rankResults(*run.workbench.ranks, thresholds);
-    const std::optional<RankSpread> spread = rankSpread(results);
+    const std::vector<RankResult> &results = derived.ranks;
+    const std::optional<RankSpread> &spread = derived.spread;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const RankResult &x = results[i];
         const RankInputs &r = *x.inputs;
@@ -49,17 +43,26 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresho
             {QStringLiteral("pid"), r.pid >= 0 ? QJsonValue(double(r.pid)) : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("devices"), r.devices},
             {QStringLiteral("kernels"), double(r.kernels)},
-            {QStringLiteral("kernel_time_s"), finite(double(r.kernelTimeNs) / 1e9)},
-            {QStringLiteral("step_time_s"), finite(x.stepTimeS)},
+            {QStringLiteral("kernel_time_s"), finiteJson(double(r.kernelTimeNs) / 1e9)},
+            {QStringLiteral("step_time_s"), finiteJson(x.stepTimeS)},
             {QStringLiteral("step_time_source"), x.stepTimeSource},
-            {QStringLiteral("host_busy_fraction"), finite(a.hostBusyFraction)},
+            {QStringLiteral("host_busy_fraction"),
+             (x.measured ? x.budget.terms.hostKnown : a.budgetInputs.hostBusyKnown)
+                 ? finiteJson(x.measured ? x.budget.terms.hostBusy : a.hostBusyFraction)
+                 : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("host_busy_source"), r.hostBusySource},
-            {QStringLiteral("gpu_util_pct"), finite(a.gpuUtilPct)},
+            {QStringLiteral("gpu_util_pct"),
+             x.measured || a.budgetInputs.gpuUtilKnown ? finiteJson(x.measured ? x.budget.terms.gpuUtilPct : a.gpuUtilPct)
+                                                       : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("gpu_util_source"), r.gpuUtilSource},
-            {QStringLiteral("comm_excess_s"), finite(x.commExcessS)},
-            {QStringLiteral("exposed_comm_s_per_step"), finite(x.exposedCommSPerStep)},
-            {QStringLiteral("straggler"), spread && spread->ranks >= 2 && int(i) == spread->stepTimeS.stragglerIndex},
-            {QStringLiteral("waste_budget"), budgetJson(x.budget)},
+            {QStringLiteral("comm_excess_s"), finiteJson(x.commExcessS)},
+            {QStringLiteral("exposed_comm_s_per_step"), finiteJson(x.exposedCommSPerStep)},
+            {QStringLiteral("compute_s_per_step"), finiteJson(x.computeSPerStep)},
+            {QStringLiteral("straggler"),
+             spread && spread->ranks >= 2 && int(i) == spread->ownWorkSPerStep.stragglerIndex},
+            {QStringLiteral("own_work_s_per_step"), finiteJson(x.ownWorkSPerStep())},
+            {QStringLiteral("budget_measured"), x.measured},
+            {QStringLiteral("waste_budget"), wasteBudgetJson(x.budget)},
         });
     }
     report.insert(QStringLiteral("ranks"), ranks);
@@ -73,7 +76,11 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Thresho
                               {QStringLiteral("workbench_budget"),
                                run.workbench.ranks->budgetIsMean ? QStringLiteral("mean over ranks") : QStringLiteral("the run's")},
                               {QStringLiteral("step_time_s"), extremeJson(spread->stepTimeS)},
-                              {QStringLiteral("exposed_comm_s_per_step"), extremeJson(spread->exposedCommSPerStep)}});
+                              {QStringLiteral("exposed_comm_s_per_step"), extremeJson(spread->exposedCommSPerStep)},
+                              {QStringLiteral("compute_s_per_step"), extremeJson(spread->computeSPerStep)},
+                              {QStringLiteral("own_work_s_per_step"), extremeJson(spread->ownWorkSPerStep)},
+                              {QStringLiteral("straggler_rank"), spread->ownWorkSPerStep.stragglerRank},
+                              {QStringLiteral("straggler_definition"), kStragglerDefinition}});
 }
 
 } // namespace goblin

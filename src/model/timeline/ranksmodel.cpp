@@ -4,6 +4,7 @@
 #include "modelroles.h"
 
 #include <QBrush>
+#include <cmath>
 #include <QColor>
 #include <QFont>
 
@@ -14,23 +15,27 @@ RanksModel::RanksModel(QObject *parent)
 {
 }
 
-void RanksModel::setRun(std::shared_ptr<const RunAnalysis> run, const Thresholds &thresholds)
+void RanksModel::setRun(std::shared_ptr<const RunAnalysis> run, const Derived &derived)
 {
     beginResetModel();
     m_run = std::move(run);
-    m_results.clear();
-    if (m_run && m_run->workbench.ranks)
-        m_results = rankResults(*m_run->workbench.ranks, thresholds);
-    m_spread = rankSpread(m_results);
+    m_results = m_run ? derived.ranks : std::vector<RankResult>{};
+    m_spread = m_run ? derived.spread : std::nullopt;
     endResetModel();
 }
 
-void RanksModel::setThresholds(const Thresholds &thresholds)
+void RanksModel::setDerived(const Derived &derived)
 {
-    if (!m_run || !m_run->workbench.ranks || m_results.empty())
+    if (!m_run)
         return;
-    m_results = rankResults(*m_run->workbench.ranks, thresholds);
-    m_spread = rankSpread(m_results);
+    if (derived.ranks.size() != m_results.size()) {  // the run's first results (runChanged comes first)
+        setRun(m_run, derived);
+        return;
+    }
+    if (m_results.empty())
+        return;
+    m_results = derived.ranks;
+    m_spread = derived.spread;
     emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
@@ -38,7 +43,7 @@ int RanksModel::stragglerRow() const
 {
     if (!m_spread || m_spread->ranks < 2)
         return -1;
-    return m_spread->stepTimeS.stragglerIndex;
+    return m_spread->ownWorkSPerStep.stragglerIndex;
 }
 
 QString RanksModel::spreadText() const
@@ -50,15 +55,14 @@ QString RanksModel::spreadText() const
     const QString budget = m_run->workbench.ranks->budgetIsMean
                                ? tr("the workbench budget is their mean")
                                : tr("the workbench budget is the run's, all processes per step per GPU");
-    return tr("%1 ranks (%2); %9. Step time %3 – %4, straggler rank %5; "
-              "exposed communication %6 – %7 per step, most on rank %8.")
+    return tr("%1 ranks (%2); %3. Straggler: rank %4, %5 per step on its own work before the collectives (the "
+              "others wait for it; step %6 – %7, exposed communication %8 – %9 per step).")
         .arg(m_spread->ranks)
-        .arg(m_run->workbench.ranks->kind)
+        .arg(m_run->workbench.ranks->kind, budget)
+        .arg(m_spread->ownWorkSPerStep.stragglerRank)
+        .arg(formatSeconds(m_spread->ownWorkSPerStep.max))
         .arg(formatSeconds(m_spread->stepTimeS.min), formatSeconds(m_spread->stepTimeS.max))
-        .arg(m_spread->stepTimeS.stragglerRank)
-        .arg(formatSeconds(m_spread->exposedCommSPerStep.min), formatSeconds(m_spread->exposedCommSPerStep.max))
-        .arg(m_spread->exposedCommSPerStep.stragglerRank)
-        .arg(budget);
+        .arg(formatSeconds(m_spread->exposedCommSPerStep.min), formatSeconds(m_spread->exposedCommSPerStep.max));
 }
 
 int RanksModel::rowCount(const QModelIndex &parent) const
@@ -82,9 +86,11 @@ double RanksModel::rawValue(const RankResult &x, int column) const
     case ExposedCommColumn:
         return x.exposedCommSPerStep;
     case GpuUtilColumn:
-        return a.gpuUtilPct;
+        return x.measured ? x.budget.terms.gpuUtilPct : a.budgetInputs.gpuUtilKnown ? a.gpuUtilPct : double(NAN);
     case HostBusyColumn:
-        return a.hostBusyFraction * 100.0;
+        return x.measured ? (x.budget.terms.hostKnown ? x.budget.terms.hostBusy * 100.0 : double(NAN))
+               : a.budgetInputs.hostBusyKnown ? a.hostBusyFraction * 100.0
+                                              : double(NAN);
     case KernelsColumn:
         return double(x.inputs->kernels);
     default:
@@ -109,8 +115,10 @@ QVariant RanksModel::data(const QModelIndex &index, int role) const
         case FileColumn:
             return x.inputs->pid >= 0 ? tr("%1, pid %2").arg(x.inputs->file).arg(x.inputs->pid) : x.inputs->file;
         case GpuUtilColumn:
-        case HostBusyColumn:
-            return formatPercent(rawValue(x, column));
+        case HostBusyColumn: {
+            const double v = rawValue(x, column);
+            return std::isnan(v) ? QStringLiteral("—") : formatPercent(v);  // unknown, never 0
+        }
         case KernelsColumn:
             return QString::number(x.inputs->kernels);
         default:

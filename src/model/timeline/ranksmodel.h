@@ -4,7 +4,7 @@
 /// thresholds; the straggler (longest step) is marked. Recomputed from the load-time per-rank
 /// inputs on every threshold change (arithmetic only).
 
-#include "ranks.h"
+#include "derived.h"
 
 #include <QAbstractTableModel>
 #include <memory>
@@ -29,14 +29,14 @@ public:
 
     explicit RanksModel(QObject *parent = nullptr);
 
-    /// nullptr (or a run without ranks) empties the table.
-    void setRun(std::shared_ptr<const RunAnalysis> run, const Thresholds &thresholds);
-    /// Same rows, new numbers (dataChanged, no reset).
-    void setThresholds(const Thresholds &thresholds);
+    /// nullptr (or a run without ranks) empties the table; the rows are `derived`'s ranks.
+    void setRun(std::shared_ptr<const RunAnalysis> run, const Derived &derived);
+    /// Same rows, new numbers from a recompute of the same run (dataChanged, no reset).
+    void setDerived(const Derived &derived);
 
     const std::vector<RankResult> &results() const { return m_results; }
     const std::optional<RankSpread> &spread() const { return m_spread; }
-    /// Row of the straggler by step time; -1 with fewer than two ranks.
+    /// Row of the straggler (the most compute per step); -1 with fewer than two ranks.
     int stragglerRow() const;
     /// One line for the panel: "4 ranks: step 5.6–15.4 ms, straggler rank 2; …".
     QString spreadText() const;

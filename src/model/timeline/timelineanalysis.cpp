@@ -261,14 +261,48 @@ struct DeviceSweep {
     qint64 busyNs = 0, computeNs = 0, commNs = 0, exposedCommNs = 0, memcpyNs = 0;
 };
 
-/// Collective or not, per name id (the only classification the sweep needs).
-std::vector<std::uint8_t> collectiveFlags(const GpuTimelineFile &file)
+/// What the sweep needs to know of each name id of a file: the workbench's kernel classes and
+/// whether a copy goes from host to device (its data is an input arriving).
+struct NameFlags {
+    static constexpr std::uint8_t kHostToDevice = 0x80;  // beside the KernelFlag bits
+    std::vector<std::uint8_t> flags;
+    bool is(std::uint32_t nameId, std::uint8_t flag) const { return nameId < flags.size() && (flags[nameId] & flag); }
+};
+
+bool namesHostToDeviceCopy(const std::string &name)
+{
+    // Kineto: "Memcpy HtoD (Pageable -> Device)"; rocprofv3: MEMORY_COPY_HOST_TO_DEVICE.
+    for (const char *token : {"HtoD", "HostToDevice", "HOST_TO_DEVICE", "Host -> Device", "H2D"})
+        if (name.find(token) != std::string::npos)
+            return true;
+    return false;
+}
+
+NameFlags nameFlags(const GpuTimelineFile &file)
 {
     const KernelClasses classes = classifyKernels(file.names, KernelPatternTable::forProfile(HeuristicsProfile::Workbench));
-    std::vector<std::uint8_t> flags(file.names.size(), 0);
-    for (std::size_t i = 0; i < flags.size() && i < classes.flags.size(); ++i)
-        flags[i] = (classes.flags[i] & FlagCollective) ? 1 : 0;
-    return flags;
+    NameFlags out;
+    out.flags.assign(file.names.size(), 0);
+    for (std::size_t i = 0; i < out.flags.size(); ++i) {
+        out.flags[i] = i < classes.flags.size() ? classes.flags[i] : 0;
+        if (namesHostToDeviceCopy(file.names[i]))
+            out.flags[i] |= NameFlags::kHostToDevice;
+    }
+    return out;
+}
+
+/// The host's side of a file, as the idle split reads it: everything the process did (CPU
+/// operators and data-loading ranges) and the data-loading ranges alone.
+struct HostSets {
+    IntervalSet activity;
+    IntervalSet dataLoading;
+};
+
+HostSets hostSets(const GpuTimelineFile &file)
+{
+    std::vector<TimeInterval> all = file.hostBusy;
+    all.insert(all.end(), file.dataLoading.begin(), file.dataLoading.end());
+    return {IntervalSet::unionOf(std::move(all)), IntervalSet::unionOf(file.dataLoading)};
 }
 
 // Beyond ±2^61 ns (73 years from the clock's zero) a timestamp is garbage, and spans, unions
@@ -301,33 +335,57 @@ void inStartOrder(const GpuEventList &events, F &&f)
         f(events[i]);
 }
 
-DeviceSweep sweepDevice(const GpuEventList &events, const std::vector<std::uint8_t> &collective,
-                        const IntervalSet &hostBusy, const std::vector<TimeInterval> &windows)
+DeviceSweep sweepDevice(const GpuEventList &events, const NameFlags &names, const HostSets &host,
+                        const std::vector<TimeInterval> &windows)
 {
     DeviceSweep out;
     out.perWindow.resize(windows.size());
     const WindowIndex index(windows);
-    std::vector<qint64> busyHostNs(windows.size(), 0), kernelsNs(windows.size(), 0);
+    std::vector<qint64> busyHostNs(windows.size(), 0), busyDataNs(windows.size(), 0), kernelsNs(windows.size(), 0),
+        kernelsOrH2dNs(windows.size(), 0);
 
     const auto into = [&](qint64 TimelineStepValues::*member) {
         return [&, member](UnionStream &s, qint64 a, qint64 b) {
             index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) { out.perWindow[w].*member += hi - lo; });
         };
     };
+    const auto intoVector = [&](std::vector<qint64> &sums) {
+        return [&](UnionStream &s, qint64 a, qint64 b) {
+            index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) { sums[w] += hi - lo; });
+        };
+    };
     const auto emitBusy = [&](UnionStream &s, qint64 a, qint64 b) {
         index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) {
             out.perWindow[w].busyNs += hi - lo;
-            busyHostNs[w] += hostBusy.measure(lo, hi);
+            busyHostNs[w] += host.activity.measure(lo, hi);
+            busyDataNs[w] += host.dataLoading.measure(lo, hi);
         });
     };
-    const auto emitKernels = [&](UnionStream &s, qint64 a, qint64 b) {
-        index.forOverlaps(s.cursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) { kernelsNs[w] += hi - lo; });
-    };
+    const auto emitKernels = intoVector(kernelsNs);
+    const auto emitKernelsOrH2d = intoVector(kernelsOrH2dNs);
     const auto emitCompute = into(&TimelineStepValues::computeNs);
     const auto emitComm = into(&TimelineStepValues::commNs);
     const auto emitCopies = into(&TimelineStepValues::memcpyNs);
 
-    UnionStream busy, kernels, compute, comm, copies;
+    // Kernel time by class: each kernel's own overlap with the windows (a sum, not a union).
+    constexpr std::uint8_t kClassBits = FlagGemm | FlagGenericGemm | FlagFp16 | FlagBf16;
+    std::size_t classCursor = 0;
+    const auto addClasses = [&](std::uint8_t f, qint64 a, qint64 b) {
+        index.forOverlaps(classCursor, a, b, [&](std::size_t w, qint64 lo, qint64 hi) {
+            TimelineStepValues &v = out.perWindow[w];
+            const qint64 d = hi - lo;
+            if (f & FlagGemm)
+                v.gemmNs += d;
+            if (f & FlagGenericGemm)
+                v.genericGemmNs += d;
+            if (f & FlagFp16)
+                v.fp16Ns += d;
+            if (f & FlagBf16)
+                v.bf16Ns += d;
+        });
+    };
+
+    UnionStream busy, kernels, kernelsOrH2d, compute, comm, copies;
     inStartOrder(events, [&](const GpuEvent &e) {
         if (outOfRange(e))
             return;
@@ -335,17 +393,22 @@ DeviceSweep sweepDevice(const GpuEventList &events, const std::vector<std::uint8
         busy.add(a, b, emitBusy);
         if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset) {
             copies.add(a, b, emitCopies);
+            if (e.kind == GpuEventKind::Memcpy && names.is(e.nameId, NameFlags::kHostToDevice))
+                kernelsOrH2d.add(a, b, emitKernelsOrH2d);
             return;
         }
         kernels.add(a, b, emitKernels);
-        const bool isCollective = e.nameId < collective.size() && collective[e.nameId];
-        if (isCollective)
+        kernelsOrH2d.add(a, b, emitKernelsOrH2d);
+        if (names.is(e.nameId, FlagCollective))
             comm.add(a, b, emitComm);
         else
             compute.add(a, b, emitCompute);
+        if (e.nameId < names.flags.size() && (names.flags[e.nameId] & kClassBits))
+            addClasses(names.flags[e.nameId], a, b);
     });
     busy.flush(emitBusy);
     kernels.flush(emitKernels);
+    kernelsOrH2d.flush(emitKernelsOrH2d);
     compute.flush(emitCompute);
     comm.flush(emitComm);
     copies.flush(emitCopies);
@@ -357,17 +420,21 @@ DeviceSweep sweepDevice(const GpuEventList &events, const std::vector<std::uint8
     out.memcpyNs = copies.totalNs;
     for (std::size_t w = 0; w < windows.size(); ++w) {
         TimelineStepValues &v = out.perWindow[w];
-        v.windowNs = windows[w].endNs - windows[w].startNs;
+        const TimeInterval &window = windows[w];
+        v.windowNs = window.endNs - window.startNs;
         v.exposedCommNs = kernelsNs[w] - v.computeNs;
+        v.copyOnlyNs = v.busyNs - kernelsNs[w];
+        v.h2dCopyOnlyNs = kernelsOrH2dNs[w] - kernelsNs[w];
         v.idleNs = v.windowNs - v.busyNs;
-        v.idleHostBusyNs = hostBusy.measure(windows[w].startNs, windows[w].endNs) - busyHostNs[w];
+        v.idleHostBusyNs = host.activity.measure(window.startNs, window.endNs) - busyHostNs[w];
+        v.idleDataLoadingNs = host.dataLoading.measure(window.startNs, window.endNs) - busyDataNs[w];
         v.idleNothingNs = v.idleNs - v.idleHostBusyNs;
     }
     return out;
 }
 
 /// Counts, span, kernel time and top kernels of one device, with the problems found in its events.
-void countDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, const std::vector<std::uint8_t> &collective,
+void countDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, const NameFlags &names,
                  DeviceTimelineAnalysis &out, Diagnostics &problems)
 {
     std::vector<TimelineKernelStat> perName(file.names.size());
@@ -400,7 +467,7 @@ void countDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, cons
             ++badNames;
             continue;
         }
-        out.commKernels += e.nameId < collective.size() && collective[e.nameId] ? 1 : 0;
+        out.commKernels += names.is(e.nameId, FlagCollective) ? 1 : 0;
         TimelineKernelStat &s = perName[e.nameId];
         s.calls += 1;
         saturatingAdd(s.totalNs, d);
@@ -454,9 +521,7 @@ std::vector<TimelineStepValues> measureWindows(const GpuTimeline &timeline, cons
     const GpuTimelineFile &file = timeline.files[device.fileIndex];
     if (device.deviceIndex >= file.devices.size())
         return {};
-    return sweepDevice(file.devices[device.deviceIndex].events, collectiveFlags(file), IntervalSet::unionOf(file.hostBusy),
-                       windows)
-        .perWindow;
+    return sweepDevice(file.devices[device.deviceIndex].events, nameFlags(file), hostSets(file), windows).perWindow;
 }
 
 std::vector<TimelineStepValues> recutSteps(const GpuTimeline &timeline, const DeviceTimelineAnalysis &device,
@@ -512,8 +577,8 @@ TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps)
         std::sort(windows.begin(), windows.end(),
                   [](const TimeInterval &a, const TimeInterval &b) { return a.startNs < b.startNs; });
 
-        const std::vector<std::uint8_t> collective = collectiveFlags(file);
-        const IntervalSet hostBusy = IntervalSet::unionOf(file.hostBusy);
+        const NameFlags names = nameFlags(file);
+        const HostSets host = hostSets(file);
         for (std::size_t di = 0; di < file.devices.size(); ++di) {
             const GpuDeviceTimeline &dev = file.devices[di];
             DeviceTimelineAnalysis d;
@@ -525,8 +590,8 @@ TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps)
             d.deviceIndex = di;
             d.stepsKind = kind;
             d.stepWindows = windows;
-            countDevice(file, dev, collective, d, result.problems);
-            DeviceSweep sweep = sweepDevice(dev.events, collective, hostBusy, windows);
+            countDevice(file, dev, names, d, result.problems);
+            DeviceSweep sweep = sweepDevice(dev.events, names, host, windows);
             d.busyNs = sweep.busyNs;
             d.computeNs = sweep.computeNs;
             d.commNs = sweep.commNs;

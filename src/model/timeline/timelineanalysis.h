@@ -54,7 +54,15 @@ private:
 struct TimelineStepValues {
     qint64 windowNs = 0;
     qint64 busyNs = 0, computeNs = 0, commNs = 0, exposedCommNs = 0, memcpyNs = 0;
-    qint64 idleNs = 0, idleHostBusyNs = 0, idleNothingNs = 0;
+    /// idle = window − busy; idleHostBusy: idle while the host runs a CPU operator or a
+    /// data-loading range; idleDataLoading (⊆ idleHostBusy): idle inside a data-loading range;
+    /// idleNothing = idle − idleHostBusy.
+    qint64 idleNs = 0, idleHostBusyNs = 0, idleNothingNs = 0, idleDataLoadingNs = 0;
+    /// Busy with copies or memsets only (busy − the union of kernels), and the part of it that is
+    /// host-to-device copies.
+    qint64 copyOnlyNs = 0, h2dCopyOnlyNs = 0;
+    /// Kernel time inside the window by class (durations summed, overlaps counted twice).
+    qint64 gemmNs = 0, genericGemmNs = 0, fp16Ns = 0, bf16Ns = 0;
 };
 
 struct TimelineKernelStat {

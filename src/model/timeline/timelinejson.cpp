@@ -12,13 +12,13 @@ double seconds(qint64 ns) { return double(ns) / 1e9; }
 QJsonValue finite(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
 
 QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis &d, const FileTimelineSummary &file,
-                       const Thresholds &thresholds)
+                       int cutSteps)
 {
     std::vector<TimelineStepValues> recut;
     const std::vector<TimelineStepValues> *steps = &d.perStep;
     QString stepsSource = timelineStepsKindName(d.stepsKind);
-    if (thresholds.steps && *thresholds.steps > 0 && d.stepsKind == TimelineStepsKind::WholeSpan) {
-        recut = recutSteps(timeline, d, equalWindows(file.kernelFirstNs, file.kernelLastNs, *thresholds.steps));
+    if (cutSteps > 0 && d.stepsKind == TimelineStepsKind::WholeSpan) {
+        recut = recutSteps(timeline, d, equalWindows(file.kernelFirstNs, file.kernelLastNs, cutSteps));
         if (!recut.empty()) {
             steps = &recut;
             stepsSource = timelineStepsKindName(TimelineStepsKind::EqualSplit);
@@ -50,7 +50,10 @@ QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis
                                    {QStringLiteral("memcpy_s"), seconds(v.memcpyNs)},
                                    {QStringLiteral("idle_s"), seconds(v.idleNs)},
                                    {QStringLiteral("idle_host_busy_s"), seconds(v.idleHostBusyNs)},
-                                   {QStringLiteral("idle_nothing_s"), seconds(v.idleNothingNs)}});
+                                   {QStringLiteral("idle_nothing_s"), seconds(v.idleNothingNs)},
+                                   {QStringLiteral("idle_data_loading_s"), seconds(v.idleDataLoadingNs)},
+                                   {QStringLiteral("copy_only_s"), seconds(v.copyOnlyNs)},
+                                   {QStringLiteral("h2d_copy_only_s"), seconds(v.h2dCopyOnlyNs)}});
 
     return QJsonObject{
         {QStringLiteral("source"), d.source},
@@ -79,32 +82,33 @@ QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis
         {QStringLiteral("idle_s_per_step"), mean(&TimelineStepValues::idleNs)},
         {QStringLiteral("idle_host_busy_s_per_step"), mean(&TimelineStepValues::idleHostBusyNs)},
         {QStringLiteral("idle_nothing_s_per_step"), mean(&TimelineStepValues::idleNothingNs)},
+        {QStringLiteral("idle_data_loading_s_per_step"), mean(&TimelineStepValues::idleDataLoadingNs)},
+        {QStringLiteral("copy_only_s_per_step"), mean(&TimelineStepValues::copyOnlyNs)},
+        {QStringLiteral("h2d_copy_only_s_per_step"), mean(&TimelineStepValues::h2dCopyOnlyNs)},
         {QStringLiteral("per_step"), perStep},
     };
 }
 
-void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineAnalysis &analysis,
-                   const Thresholds &thresholds)
+void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineAnalysis &analysis, int cutSteps)
 {
     for (const DeviceTimelineAnalysis &d : analysis.devices)
-        out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], thresholds));
+        out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], cutSteps));
 }
 
 } // namespace
 
-QJsonObject timelineJson(const RunAnalysis &run, const Thresholds &thresholds)
+QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
 {
     QJsonArray devices;
-    appendDevices(devices, run.kernels.timeline, run.kernelTimeline, thresholds);
-    appendDevices(devices, run.torch.timeline, run.torchTimeline, thresholds);
+    appendDevices(devices, run.kernels.timeline, run.kernelTimeline, cutSteps);
+    appendDevices(devices, run.torch.timeline, run.torchTimeline, cutSteps);
     return QJsonObject{{QStringLiteral("devices"), devices}};
 }
 
-void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, HeuristicsProfile profile,
-                         const Thresholds &thresholds)
+void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)
 {
-    report.insert(QStringLiteral("timeline"), timelineJson(run, thresholds));
-    const StepTimeChoice step = stepTimeFor(run.profile(profile), thresholds);
+    report.insert(QStringLiteral("timeline"), timelineJson(run, derived.timelineCutSteps));
+    const StepTimeChoice step = stepTimeFor(run.profile(derived.profile), derived.thresholds);
     if (!step.fromSteps)
         return;
     QJsonObject aggregates = report.value(QStringLiteral("aggregates")).toObject();

@@ -2,21 +2,20 @@
 /// \file The report's `timeline` object (issue 13's JSON contract): one entry per trace file ×
 /// device with what its GPU timeline measured, whole-trace and per profiled step.
 
-#include "runanalysis.h"
+#include "derived.h"
 
 #include <QJsonObject>
 
 namespace goblin {
 
 /// `{"devices": [...]}`: the kernel trace's timeline files first, then the torch trace's.
-/// With `thresholds.steps` (--steps N), files without step marks are cut into N equal steps of
-/// their kernel span (from the measured sets; no event is read again).
-QJsonObject timelineJson(const RunAnalysis &run, const Thresholds &thresholds);
+/// `cutSteps` > 0 cuts files without step marks into that many equal steps of their kernel span
+/// (the step plan's N, derived.h).
+QJsonObject timelineJson(const RunAnalysis &run, int cutSteps);
 
 /// Adds `timeline` to a report built by buildReport(), and in the workbench profile brings the
 /// step-time keys of `aggregates` in line with --steps N when the step time is the kernel span
-/// cut into N steps (computeMetrics() does the same for the budget).
-void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, HeuristicsProfile profile,
-                         const Thresholds &thresholds);
+/// cut into N steps.
+void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived);
 
 } // namespace goblin

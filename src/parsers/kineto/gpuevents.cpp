@@ -302,6 +302,11 @@ void GpuEventCollector::addCpuOp(std::string_view pid, qint64 beginNs, qint64 en
     p.ops.push_back({beginNs, endNs});
 }
 
+void GpuEventCollector::addDataLoading(std::string_view pid, qint64 beginNs, qint64 endNs)
+{
+    process(pid).dataLoading.push_back({beginNs, endNs});
+}
+
 void GpuEventCollector::markStepProcess(std::string_view pid)
 {
     process(pid).hasCpuStep = true;
@@ -324,8 +329,10 @@ void GpuEventCollector::mergeIntervals(std::vector<TimeInterval> &v)
 
 void GpuEventCollector::compact()
 {
-    for (Process &p : m_processes)
+    for (Process &p : m_processes) {
         mergeIntervals(p.ops);
+        mergeIntervals(p.dataLoading);
+    }
 }
 
 qint64 GpuEventCollector::deviceEvents() const
@@ -362,6 +369,7 @@ void GpuEventCollector::absorb(GpuEventCollector &&later)
     for (Process &from : later.m_processes) {
         Process &to = process(from.pid);
         to.ops.insert(to.ops.end(), from.ops.begin(), from.ops.end());
+        to.dataLoading.insert(to.dataLoading.end(), from.dataLoading.begin(), from.dataLoading.end());
         to.opCount += from.opCount;
         to.hasCpuStep = to.hasCpuStep || from.hasCpuStep;
     }
@@ -400,8 +408,13 @@ GpuTimelineFile GpuEventCollector::finish(const QString &source, const QString &
         }
     }
     qint64 pid = -1;
+    if (!main)  // no CPU operator at all: data-loading ranges alone still say which process loads
+        for (Process &p : m_processes)
+            if (!p.dataLoading.empty() && (!main || p.hasCpuStep))
+                main = &p;
     if (main) {
         out.hostBusy = std::move(main->ops);
+        out.dataLoading = std::move(main->dataLoading);
         if (const auto n = integerToken(main->pid))
             pid = *n;
     }

@@ -42,6 +42,8 @@ public:
     void addStep(std::string_view name, qint64 beginNs, qint64 endNs, bool gpuLane);
     /// A CPU operator of process `pid` (the pid's JSON token as written; empty when missing).
     void addCpuOp(std::string_view pid, qint64 beginNs, qint64 endNs);
+    /// A data-loading range (`enumerate(DataLoader)#…`) of process `pid`.
+    void addDataLoading(std::string_view pid, qint64 beginNs, qint64 endNs);
     /// Process `pid` holds a CPU-lane ProfilerStep: it is the training process.
     void markStepProcess(std::string_view pid);
     /// A device event left out (no usable args.device / args.stream) at `line` of the document.
@@ -60,8 +62,8 @@ public:
     qint64 firstUnplacedLine() const { return m_firstUnplacedLine; }
     qint64 deviceEvents() const;
 
-    /// The file's timeline (the collector is empty afterwards). hostBusy is of one process: the
-    /// one with the CPU-lane ProfilerStep marks, else the one with the most operator time.
+    /// The file's timeline (the collector is empty afterwards). hostBusy and dataLoading are of one
+    /// process: the one with the CPU-lane ProfilerStep marks, else the one with the most operator time.
     GpuTimelineFile finish(const QString &source, const QString &file, std::optional<int> rank);
 
 private:
@@ -74,6 +76,7 @@ private:
     struct Process {
         std::string pid;
         std::vector<TimeInterval> ops;  ///< becomes GpuTimelineFile::hostBusy (merged)
+        std::vector<TimeInterval> dataLoading;  ///< becomes GpuTimelineFile::dataLoading (merged)
         qint64 opCount = 0;
         bool hasCpuStep = false;
     };

@@ -1,9 +1,9 @@
 #include "tracediscovery.h"
 #include "io/regularfile.h"
+#include "io/runinventory.h"
 
 #include "syntax/jsonscanner.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -12,8 +12,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <set>
 
 namespace goblin::kineto {
 
@@ -131,89 +129,17 @@ std::optional<int> rankFromFileName(const QString &fileName)
     return ok ? std::optional<int>(rank) : std::nullopt;
 }
 
-namespace {
-
-/// `<worker>.<timestamp>.pt.trace.json[.gz]` (tensorboard_trace_handler's name): the worker and
-/// the timestamp, or an empty worker for other names.
-std::pair<QString, QString> workerSession(const QString &fileName)
-{
-    static const QRegularExpression re(QStringLiteral("^(.+)\\.(\\d{1,30})\\.pt\\.trace\\.json(?:\\.gz)?$"));
-    const auto m = re.match(fileName);
-    if (!m.hasMatch())
-        return {};
-    return {m.captured(1), m.captured(2)};
-}
-
-/// Is session timestamp `a` later than `b`? Digits compared as numbers, however long.
-bool laterTimestamp(const QString &a, const QString &b)
-{
-    const auto strip = [](const QString &digits) {
-        qsizetype zeros = 0;
-        while (zeros + 1 < digits.size() && digits[zeros] == QLatin1Char('0'))
-            ++zeros;
-        return digits.mid(zeros);
-    };
-    const QString x = strip(a), y = strip(b);
-    return x.size() != y.size() ? x.size() > y.size() : x > y;
-}
-
-} // namespace
-
 std::vector<FoundTrace> findChromeTraces(const QString &runDir, std::vector<SkippedTrace> *skipped)
 {
+    const RunInventory inventory = RunInventory::scanFolder(runDir);
     std::vector<FoundTrace> found;
-    const QDir root(runDir);
-    std::vector<QString> folders{QString()};
-    for (const QString &sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-        folders.push_back(sub + QLatin1Char('/'));
-    for (const QString &prefix : folders) {
-        const QDir dir(root.filePath(prefix));
-        std::set<QString> plain;
-        std::vector<QString> names;
-        for (const QFileInfo &info : dir.entryInfoList(QDir::Files | QDir::Readable, QDir::Name)) {
-            if (info.size() < 2 || !looksLikeChromeTrace(info.filePath()))
-                continue;
-            names.push_back(info.fileName());
-            plain.insert(info.fileName());
-        }
-        // The compressed copy of a trace that is here in plain text.
-        const auto isCompressedCopy = [&plain](const QString &name) {
-            return name.endsWith(QLatin1String(".gz")) && plain.count(name.chopped(3)) > 0;
-        };
-        // The latest session of each worker (file names differing only in the timestamp).
-        std::map<QString, std::pair<QString, QString>> latestOfWorker;  // worker -> {file name, timestamp}
-        for (const QString &name : names) {
-            if (isCompressedCopy(name))
-                continue;
-            const auto [worker, stamp] = workerSession(name);
-            if (worker.isEmpty())
-                continue;
-            auto [it, inserted] = latestOfWorker.emplace(worker, std::pair{name, stamp});
-            if (!inserted && laterTimestamp(stamp, it->second.second))
-                it->second = {name, stamp};
-        }
-        for (const QString &name : names) {
-            if (isCompressedCopy(name)) {
-                if (skipped)
-                    skipped->push_back({prefix + name, prefix + name.chopped(3), SkippedTrace::Reason::CompressedCopy});
-                continue;
-            }
-            const QString worker = workerSession(name).first;
-            if (!worker.isEmpty() && latestOfWorker[worker].first != name) {
-                if (skipped)
-                    skipped->push_back({prefix + name, prefix + latestOfWorker[worker].first, SkippedTrace::Reason::OlderSession});
-                continue;
-            }
-            found.push_back({prefix + name, rankFromFileName(name)});
-        }
-    }
-    std::stable_sort(found.begin(), found.end(), [](const FoundTrace &a, const FoundTrace &b) {
-        if (a.nameRank.has_value() != b.nameRank.has_value())
-            return a.nameRank.has_value();
-        if (a.nameRank && *a.nameRank != *b.nameRank)
-            return *a.nameRank < *b.nameRank;
-        return a.relativePath < b.relativePath;
-    });
+    for (const InputRow *row : inventory.chromeTraces())
+        found.push_back({row->relativePath, row->nameRank});
+    if (skipped)
+        for (const InputRow *row : inventory.skippedChromeTraces())
+            skipped->push_back({row->relativePath, row->keptPath,
+                                row->skippedAs == SkippedAs::OlderSession ? SkippedTrace::Reason::OlderSession
+                                                                          : SkippedTrace::Reason::CompressedCopy});
     return found;
 }
 

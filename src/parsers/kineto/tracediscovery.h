@@ -1,7 +1,8 @@
 #pragma once
-/// \file Finds the chrome traces (torch.profiler / Kineto JSON, plain or gzip) of a run folder by
-/// their content rather than their name: one per rank in multi-GPU jobs (`rank-3.json.gz`,
-/// `sampled_rank-0.json.gz`, `worker0.<pid>.pt.trace.json.gz`, …).
+/// \file Recognises chrome traces (torch.profiler / Kineto JSON, plain or gzip) by their content
+/// rather than their name — one per rank in multi-GPU jobs (`rank-3.json.gz`,
+/// `sampled_rank-0.json.gz`, `worker0.<pid>.pt.trace.json.gz`, …) — and the rank a file name
+/// states. The run inventory (io/runinventory.h) uses both when it walks a folder.
 
 #include <QString>
 #include <optional>
@@ -30,11 +31,11 @@ struct SkippedTrace {
 };
 
 /// Every chrome trace in `runDir` and its direct sub-folders, one per rank, sorted by rank from
-/// the name (unknown last), then by path. Left out (and listed in `skipped`): a `X.json.gz` next
-/// to a `X.json` (the same trace compressed; the plain one is read), and older profiling sessions
-/// of one worker — tensorboard_trace_handler names each session's file
-/// `<worker>.<timestamp>.pt.trace.json[.gz]`, the worker being one process (`host_pid`), so two
-/// files of one worker are two sessions of one rank, not two ranks: the latest timestamp is read.
+/// the name (unknown last), then by path, with the ones left out in `skipped`: the run
+/// inventory's chrome traces (io/runinventory.h, where the rules of which trace is read live —
+/// a `X.json.gz` next to a `X.json` is the same trace compressed, and of several sessions of one
+/// tensorboard_trace_handler worker the latest is read). For tools and tests; the entries take
+/// the inventory itself.
 std::vector<FoundTrace> findChromeTraces(const QString &runDir, std::vector<SkippedTrace> *skipped = nullptr);
 
 /// The rank a trace's file name states: `rank-3.json.gz`, `sampled_rank-0.json.gz`, `rank3.pt.trace.json`,

@@ -47,7 +47,8 @@ inline bool isCapturedKey(std::string_view key)
 {
     return key == "metadata" || key == "tokens_per_sec" || key == "mfu_pct" || key == "step_time_seconds" ||
            key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version" ||
-           key == "distributedInfo";  // the rank, for the GPU timeline
+           key == "distributedInfo"  // the rank, for the GPU timeline
+           || key == "deviceProperties";  // device model and memory (tracetraitsconsumer), a few hundred bytes per device
 }
 
 struct RangeEnd {

@@ -28,6 +28,14 @@ std::string_view eventPid(const EventFields &fields)
     return (fields.have & (1u << kPidKey)) ? trimJson(fields.token[kPidKey]) : std::string_view();
 }
 
+/// A data-loading range, as the TensorBoard profiler's DataLoader category counted them:
+/// `enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__` (an operator in 2021 traces, a
+/// user_annotation since), and other ranges that name a DataLoader.
+bool isDataLoading(std::string_view name)
+{
+    return startsWith(name, "enumerate(DataLoader)") || name.find("DataLoader") != std::string_view::npos;
+}
+
 bool isWaitForGpu(std::string_view name)
 {
     // These ops block the host until the GPU catches up: the host is idle, not busy.
@@ -105,6 +113,8 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
         }
         return;
     }
+    if ((cpuOp || catText == "user_annotation") && isDataLoading(nameText))
+        m_gpu.addDataLoading(eventPid(fields), begin, end);
     if (cpuOp) {
         if (isWaitForGpu(nameText)) {
             addInterval(m_wait, begin, end);

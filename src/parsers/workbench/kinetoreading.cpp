@@ -6,6 +6,7 @@
 #include "pynumber.h"
 #include "syntax/objectmembers.h"
 #include "torchtraceparser.h"
+#include "versiontext.h"
 
 #include <QFileInfo>
 #include <QJsonValue>
@@ -106,17 +107,22 @@ void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &o
             const std::string text = stringValue(*v);
             const StrictNumber n = strictNumber(text);
             if (n.status != StrictNumber::Status::Ok) {
-                diag(Severity::Warning, line, QStringLiteral("%1 is the string \"%2\", %3; ignored")
-                                                  .arg(where, QString::fromStdString(text).left(60),
-                                                       n.status == StrictNumber::Status::NonFinite
+                // The text is not quoted: metadata can hold anything a script wrote, secrets included.
+                diag(Severity::Warning, line, QStringLiteral("%1 is a string of %2 character(s), %3; ignored")
+                                                  .arg(where)
+                                                  .arg(QString::fromStdString(text).size())
+                                                  .arg(n.status == StrictNumber::Status::NonFinite
                                                            ? QStringLiteral("not a finite number")
                                                            : QStringLiteral("not a number")));
                 return std::nullopt;
             }
             value = n.value;
         } else {
-            diag(Severity::Warning, line, QStringLiteral("%1 is not a number (%2); ignored")
-                                              .arg(where, QString::fromUtf8(v->raw.data(), qsizetype(std::min<size_t>(v->raw.size(), 60)))));
+            const QString type = v->kind == PyValue::Object ? QStringLiteral("an object")
+                                 : v->kind == PyValue::Array ? QStringLiteral("a list")
+                                 : v->kind == PyValue::Bool  ? QStringLiteral("a boolean")
+                                                             : QStringLiteral("not a number");
+            diag(Severity::Warning, line, QStringLiteral("%1 is %2, not a number; ignored").arg(where, type));
             return std::nullopt;
         }
         if (value < low || value > high) {
@@ -164,8 +170,19 @@ void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &o
         if (!v)
             return QJsonValue(QJsonValue::Undefined);
         if (v->kind == PyValue::Str) {
+            // A version looks like one ("2.4.1+rocm6.1", "2.6.0a0+git1c2d3e4"): anything else a
+            // script wrote there is not copied into the report.
             const QString text = QString::fromStdString(stringValue(*v)).trimmed();
-            return text.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(text);
+            if (text.isEmpty())
+                return QJsonValue(QJsonValue::Undefined);
+            if (!looksLikeVersion(text)) {
+                diag(Severity::Info, metadataLine,
+                     QStringLiteral("a PyTorch version field holds %1 character(s) that do not read as a version; not "
+                                    "reported")
+                         .arg(text.size()));
+                return QJsonValue(QJsonValue::Undefined);
+            }
+            return QJsonValue(text);
         }
         if ((v->kind == PyValue::Int || v->kind == PyValue::Float) && std::isfinite(v->number) && v->number > 0) {
             const QString text = QString::fromUtf8(v->raw.data(), qsizetype(v->raw.size()));

@@ -16,10 +16,14 @@ per device (args.device of ph "X" events with cat kernel / gpu_memcpy / gpu_mems
   memcpy_ns      |union of memcpy and memset events|
 
 Times are exact integer ns: µs read as decimal.Decimal, times 1000, rounded half up.
-A collective is a name matching, case-insensitively, the reference's token
-(rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter) between non-alphanumerics, an RCCL/NCCL
-device kernel ((nccl|rccl)[A-Za-z0-9]*(Kernel|_) after a non-alphanumeric), or the token
-all[_-]?gather|all[_-]?to[_-]?all|send[_-]?recv.
+A collective is a name the workbench counts as communication (docs/collectives.md, issue 23):
+case-insensitively, after a non-alphanumeric, the token nccl|rccl, an RCCL/NCCL device kernel
+(nccl|rccl)[A-Za-z0-9]*(Kernel|_), mscclKernel or mscclpp::, a word starting
+all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|all[_-]?to[_-]?all|send[_-]?recv,
+cross_device_reduce_<N>stage, quickreduce::, nvshmem[ix]?_, an NVSHMEM <op>…_on_stream_kernel,
+c10d::; case-sensitively AllReduce|AllGather|ReduceScatter|AllToAll as a CamelCase word; and
+DeepEP's deep_ep::[legacy::](intranode|internode|internode_ll):: and deep_ep::elastic:: (not its
+epilogues). A bare "broadcast" is not one.
 
 usage: timeline_measured.py TRACE.json[.gz]...   (one line per device, tab-separated)
 """
@@ -33,9 +37,18 @@ from timeline_expected import KINDS, as_int, load, ns, union
 
 L, R = r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])"
 COLLECTIVE = [
-    re.compile(L + r"(rccl|nccl|all[_-]?reduce|broadcast|reduce[_-]?scatter)" + R, re.I),
+    re.compile(L + r"(nccl|rccl)" + R, re.I),
     re.compile(L + r"(nccl|rccl)[A-Za-z0-9]*(Kernel|_)", re.I),
-    re.compile(L + r"(all[_-]?gather|all[_-]?to[_-]?all|send[_-]?recv)" + R, re.I),
+    re.compile(L + r"(mscclKernel|mscclpp::)", re.I),
+    re.compile(L + r"(all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|all[_-]?to[_-]?all|send[_-]?recv)", re.I),
+    re.compile(r"(?<![A-Z])(AllReduce|AllGather|ReduceScatter|AllToAll)(?![a-z])"),
+    re.compile(L + r"cross_device_reduce_[0-9]stage", re.I),
+    re.compile(L + r"quickreduce::", re.I),
+    re.compile(r"deep_ep::(legacy::)?(intranode|internode|internode_ll)::|deep_ep::elastic::(?![A-Za-z0-9_]*epilogue)",
+               re.I),
+    re.compile(L + r"nvshmem[ix]?_", re.I),
+    re.compile(L + r"(barrier|sync|broadcast|fcollect|alltoall|rdxn|reducescatter)[A-Za-z0-9_]*_on_stream_kernel", re.I),
+    re.compile(L + r"c10d::", re.I),
 ]
 COLUMNS = ["file", "device", "kernels", "comm_kernels", "memcpy", "memset", "kernel_ns", "busy_ns",
            "compute_ns", "comm_ns", "exposed_ns", "memcpy_ns"]

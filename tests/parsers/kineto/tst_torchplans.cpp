@@ -93,6 +93,38 @@ QString readingDigest(const TorchReading &r, bool exact)
         .arg(r.readFailure);
 }
 
+/// A timeline file's traits (tracetraits.h, issue 23 item 3): counts, each replay's GPU events in
+/// launch order, and the identity, so that every plan must give them exactly.
+QString traitsDigest(const TraceTraits &t)
+{
+    QStringList perLaunch, memory, units;
+    for (const std::uint32_t n : t.graphs.gpuEventsPerLaunch)
+        perLaunch << QString::number(n);
+    for (const qint64 m : t.identity.deviceMemoryBytes)
+        memory << QString::number(m);
+    for (const int u : t.identity.deviceComputeUnits)
+        units << QString::number(u);
+    const TraceIdentity &id = t.identity;
+    return QStringLiteral("traits: graphs %1 %2 %3 %4 [%5] %6; phases %7 %8 %9 %10 %11 %12; rank %13 of %14 %15 '%16' "
+                          "[%17] [%18] [%19] %20\n")
+        .arg(t.graphs.launches)
+        .arg(t.graphs.launchesWithGpuEvents)
+        .arg(t.graphs.gpuEventsInGraphs)
+        .arg(t.graphs.captures)
+        .arg(perLaunch.join(QLatin1Char(',')))
+        .arg(t.graphs.launchName)
+        .arg(t.phases.cpuOps)
+        .arg(t.phases.backwardOps)
+        .arg(t.phases.optimizerOps)
+        .arg(t.phases.optimizerSteps)
+        .arg(t.phases.dataLoaderOps)
+        .arg(t.phases.forwardModules)
+        .arg(id.rank ? QString::number(*id.rank) : QStringLiteral("-"))
+        .arg(id.worldSize ? QString::number(*id.worldSize) : QStringLiteral("-"))
+        .arg(id.backend, id.processGroup, id.deviceNames.join(QLatin1Char(',')), memory.join(QLatin1Char(',')),
+             units.join(QLatin1Char(',')), id.runtimeApi);
+}
+
 /// Everything a TorchTrace holds, events of the GPU timeline one per line in their order.
 /// `exact`: numbers to the last bit and diagnostics in order (same plan); otherwise sums to 11
 /// digits and diagnostics as a set (a round's structural warnings may precede its events').
@@ -116,7 +148,7 @@ QString digest(const TorchTrace &t, bool exact)
         diagnostics.sort();
     out += diagnostics.join(QLatin1Char('\n')) + QLatin1Char('\n');
     for (const GpuTimelineFile &file : t.timeline.files)
-        out += test::timelineFileDigest(file);
+        out += test::timelineFileDigest(file) + traitsDigest(file.traits);
     return out;
 }
 

@@ -768,7 +768,9 @@ void TestTorchTraceParser::capturedTextIsRepairedInEveryChunking()
     };
     const TorchTrace whole = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"));
     const QStringList expected = lines(whole);
-    QVERIFY2(expected.join(QLatin1Char('\n')).contains(QString::fromUtf8("tokens_per_sec is the string \"12?x??\xc4\x80y??\"")),
+    // The value is not quoted back (metadata may hold secrets); its length is that of the repaired
+    // text "12?x??\u0100y??", 10 characters, in every chunking.
+    QVERIFY2(expected.join(QLatin1Char('\n')).contains(QStringLiteral("tokens_per_sec is a string of 10 character(s)")),
              qPrintable(expected.join(QLatin1Char('\n'))));
     for (size_t chunk = 1; chunk <= 64; ++chunk) {
         const TorchTrace t = parseTorchTraceBytes(document, QStringLiteral("torch_profile.json"), {}, TorchReadPlan{chunk, 0});

@@ -1,0 +1,150 @@
+#pragma once
+/// \file The run inventory: one walk of a run folder (the folder and its direct sub-folders, see
+/// io/runfolder.h), or of the files a caller picked, that names every file once — its role,
+/// whether the workbench and the reference read it, why it was chosen or left out, and its size.
+/// The entries (parseKernelTraces, parseTorchTrace, parseAmdSmi) read the files it chose and the
+/// loader takes its byte total from it, so the folder is walked once and the rules of which file
+/// stands in for which are written here only.
+///
+/// Detection stays apart from reading: an input kind is a name pattern, a place (the folder
+/// itself, or anywhere) and a look at the file's first bytes, tried in one table in order (after
+/// perfetto's TraceTypeDescriptor and TraceImporterRegistry::Guess); what a file holds beyond its
+/// head is for the readers to find out.
+
+#include <QLatin1String>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <vector>
+
+namespace goblin {
+
+/// The reference's three inputs: `profile_parser.parse()` reads these names in the run folder
+/// and nothing else.
+inline constexpr QLatin1String kKernelTraceFileName("trace.csv");
+inline constexpr QLatin1String kTorchTraceFileName("torch_profile.json");
+inline constexpr QLatin1String kSmiFileName("amd_smi.csv");
+
+/// What to load: a run folder, a file alone, or some files of a folder.
+struct RunSource {
+    /// A folder, or a file: a file is read alone, as if it were the only file of its folder (so the
+    /// reference reads it only when it bears one of the three names above).
+    QString path;
+    /// With a folder: only these of its files (paths relative to it, '/'-separated), e.g. one
+    /// separate run of a folder; empty: the whole folder.
+    QStringList files;
+};
+
+/// What a file is to the workbench.
+enum class InputRole {
+    KernelTrace,         ///< `trace.csv` in the folder: the reference's kernel input, the workbench's first choice
+    ProcessKernelTrace,  ///< rocprofv3's `<pid>_kernel_trace.csv` (folder or sub-folder), or a kernel-trace
+                         ///< CSV opened alone
+    RocpdDatabase,       ///< `*.db`, `*.rpd`, `*.sqlite`, `*.sqlite3`: read as rocpd when its tables say so
+    ChromeTrace,         ///< a torch.profiler / Kineto chrome trace, plain or gzip, known by its content
+    SmiTelemetry,        ///< `amd_smi.csv` in the folder
+    LookAlike,           ///< named like an input but not read as one (kernel data the workbench does not pick up
+                         ///< by itself; a `*.pt.trace.json` whose head is no chrome trace)
+    NotRead,             ///< the data of a file that is read: a `.gz` copy of a plain trace, an older session
+    Other,               ///< no input of the workbench
+};
+
+/// "kernel trace", "per-process kernel trace", "rocpd database", "chrome trace", "amd-smi
+/// telemetry", "look-alike", "not read", "other".
+QString inputRoleName(InputRole role);
+
+/// What a file's first bytes show.
+enum class HeadContent {
+    NotAFile,    ///< a folder, a FIFO, a device… (contentText says which)
+    Unreadable,  ///< cannot be opened
+    Empty,       ///< 0 bytes
+    Binary,      ///< NUL bytes or bytes that are not UTF-8: random bytes, not text
+    Gzip,
+    Sqlite,
+    Json,        ///< text starting with '{' or '['
+    Text,
+};
+
+/// Why a chrome trace is left out (InputRole::NotRead).
+enum class SkippedAs { Nothing, CompressedCopy, OlderSession };
+
+/// One file of the inventory.
+struct InputRow {
+    QString relativePath;          ///< relative to the folder, '/'-separated
+    InputRole role = InputRole::Other;
+    bool read = false;             ///< an entry reads it
+    /// Read only when the first choice holds nothing the workbench can read (the per-process
+    /// kernel traces beside a trace.csv).
+    bool fallback = false;
+    bool referenceReads = false;   ///< profile_parser.parse() reads it
+    bool primary = false;          ///< the torch trace whose CPU lane and metadata give the readings
+    QString reason;                ///< why it was chosen or left out, in plain words
+    qint64 sizeBytes = 0;
+    HeadContent content = HeadContent::Text;
+    QString contentText;           ///< the head in plain words: "empty (0 bytes)", "binary data, not text", …
+    bool traceContent = false;     ///< the head shows a chrome trace (a primary read by its name may not)
+    std::optional<int> nameRank;   ///< chrome traces: the rank the file name states
+    SkippedAs skippedAs = SkippedAs::Nothing;
+    QString keptPath;              ///< NotRead: the file read in its place
+};
+
+/// The inputs of one run source. Built once per load; cheap to copy.
+class RunInventory
+{
+public:
+    /// Walks `source` (a file alone, a folder, or the listed files of a folder). Reads at most
+    /// the first 4 KB of each file, and for a chrome-trace candidate (JSON or gzip) up to the
+    /// first megabyte of its text, until its top-level "traceEvents" key shows.
+    static RunInventory scan(const RunSource &source);
+    static RunInventory scanFolder(const QString &folder) { return scan(RunSource{folder, {}}); }
+
+    QString folder() const { return m_folder; }       ///< absolute
+    bool wholeFolder() const { return m_wholeFolder; } ///< false: a file alone, or picked files
+    const std::vector<InputRow> &rows() const { return m_rows; }
+    QString filePath(const InputRow &row) const;       ///< absolute
+    const InputRow *find(const QString &relativePath) const;
+
+    /// `trace.csv` (also when it is a folder or a FIFO: the reference then fails to read it).
+    const InputRow *kernelTrace() const { return roleAt(m_kernelTrace); }
+    /// The per-process kernel traces (read when there is no trace.csv, else as its fallback).
+    std::vector<const InputRow *> processKernelTraces() const { return rowsOf(InputRole::ProcessKernelTrace); }
+    /// The database candidates, read only when there is no CSV kernel trace at all.
+    std::vector<const InputRow *> databases() const { return rowsOf(InputRole::RocpdDatabase); }
+    /// Kernel data the workbench does not pick up by itself (a hint in the diagnostics).
+    std::vector<const InputRow *> kernelLookAlikes() const;
+    /// `torch_profile.json` (in whatever form: the reference reads it, or fails to).
+    const InputRow *torchReference() const { return roleAt(m_torchReference); }
+    /// The torch trace the readings come from: torch_profile.json when it is a readable file,
+    /// else torch_profile.json.gz, else the first chrome trace in rank order, else a
+    /// `*.pt.trace.json[.gz]` of the folder whose head shows no trace (read so that its
+    /// diagnostics say what is wrong with it). Null when none.
+    const InputRow *torchPrimary() const { return roleAt(m_torchPrimary); }
+    /// Every chrome trace read (one per rank), in rank order: the rank the file name states
+    /// first (unknown last), then the path. The primary is among them when its content is a
+    /// chrome trace.
+    std::vector<const InputRow *> chromeTraces() const;
+    /// The chrome traces left out (a `.gz` copy, an older session of a worker), in walk order.
+    std::vector<const InputRow *> skippedChromeTraces() const;
+    /// `amd_smi.csv`.
+    const InputRow *smiTelemetry() const { return roleAt(m_smi); }
+
+    /// Bytes the entries will read (the fallbacks left out): the loader's progress total.
+    qint64 bytesToRead() const;
+    /// Does any entry read a file of it? (False: an empty folder, a file that is no input.)
+    bool readsAnything() const;
+
+private:
+    const InputRow *roleAt(int index) const { return index < 0 ? nullptr : &m_rows[std::size_t(index)]; }
+    std::vector<const InputRow *> rowsOf(InputRole role) const;
+    void choose();
+
+    QString m_folder;
+    bool m_wholeFolder = true;
+    std::vector<InputRow> m_rows;
+    int m_kernelTrace = -1;
+    int m_torchReference = -1;
+    int m_torchPrimary = -1;
+    int m_smi = -1;
+};
+
+} // namespace goblin
