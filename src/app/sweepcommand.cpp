@@ -3,7 +3,7 @@
 #include "commandline.h"
 #include "comparecommand.h"
 #include "reportcommand.h"
-#include "sweep.h"
+#include "sweepjson.h"
 #include "thresholds.h"
 
 #ifdef GOBLIN_HAVE_GUI

@@ -1,7 +1,7 @@
 #include "rankspanel.h"
 
 #include "liveanalysis.h"
-#include "timeline/ranksmodel.h"
+#include "ranksmodel.h"
 
 #include <QHeaderView>
 #include <QLabel>

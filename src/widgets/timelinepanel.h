@@ -5,7 +5,7 @@
 
 #include "customplot.h"
 
-#include "timeline/timelineanalysis.h"
+#include "timelineanalysis.h"
 
 #include <QPointer>
 #include <optional>

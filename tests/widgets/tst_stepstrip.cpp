@@ -8,6 +8,7 @@
 #include "liveanalysis.h"
 #include "modelroles.h"
 #include "stepstrip.h"
+#include "stepbudget.h"
 #include "testsupport.h"
 #include "thresholdeditor.h"
 #include "thresholdgauge.h"

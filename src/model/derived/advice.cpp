@@ -1,0 +1,229 @@
+#include "advice.h"
+
+
+#include <QJsonValue>
+#include <algorithm>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+QString ms(double seconds)
+{
+    return QString::number(seconds * 1000.0, 'f', seconds * 1000.0 >= 10.0 ? 0 : 2);
+}
+
+QString pct(double fraction)
+{
+    return QString::number(fraction * 100.0, 'f', 1);
+}
+
+/// GEMM kernels the classifier calls generic/fallback, largest first, with their share of GEMM time.
+QJsonArray untunedGemmKernels(const RunAnalysis &run, const ProfileAnalysis &a, HeuristicsProfile profile,
+                              int limit)
+{
+    const KernelReading &kr = profile == HeuristicsProfile::Reference ? run.kernels.reference : run.kernels.workbench;
+    std::vector<std::size_t> ids;
+    for (std::size_t id = 0; id < kr.perName.size() && id < a.classes.flags.size(); ++id)
+        if ((a.classes.flags[id] & FlagGenericGemm) && kr.perName[id].calls > 0)
+            ids.push_back(id);
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](std::size_t x, std::size_t y) { return kr.perName[x].totalNs > kr.perName[y].totalNs; });
+    const double gemmNs = double(a.classTotals.gemmNs);
+    QJsonArray out;
+    for (std::size_t i = 0; i < ids.size() && int(i) < limit; ++i) {
+        const std::string &name = run.kernels.names[ids[i]];
+        out.append(QJsonObject{
+            {QStringLiteral("name"), QString::fromUtf8(name.data(), qsizetype(name.size()))},
+            {QStringLiteral("calls"), double(kr.perName[ids[i]].calls)},
+            {QStringLiteral("share_of_gemm_time"), gemmNs > 0 ? double(kr.perName[ids[i]].totalNs) / gemmNs : 0.0}});
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
+{
+    const HeuristicsProfile profile = derived.profile;
+    const Thresholds &thresholds = derived.thresholds;
+    const WasteBudget &budget = derived.metrics.wasteBudget;
+    const ProfileAnalysis &a = run.profile(profile);
+    const BudgetInputs &in = a.budgetInputs;
+    const BudgetTerms &terms = budget.terms;
+    const Quantities &q = derived.quantities;
+    // The operands the budget itself used (terms): with several ranks or steps they are means, so
+    // the evidence and share_of_step agree with the budget the advice reads.
+    const double step = terms.stepS;
+    std::vector<Advice> out;
+    if (!(step > 0.0) || !std::isfinite(step))
+        return out;
+    const auto add = [&](const QString &rule, int bucketIndex, const QString &text, QJsonObject evidence) {
+        const double seconds = budgetRowSeconds(budget, bucketIndex);
+        // No advice argues from a number nothing measured.
+        if (!(seconds > 0.0) || !std::isfinite(seconds) || budget.state(bucketIndex) == ValueState::Unknown)
+            return;
+        evidence.insert(QStringLiteral("step_time_seconds"), step);
+        evidence.insert(QStringLiteral("bucket_seconds_per_step"), seconds);
+        evidence.insert(QStringLiteral("bucket_state"), valueStateName(budget.state(bucketIndex)));
+        const QString key = bucketIndex == kUnattributedRow ? QStringLiteral("unattributed") : WasteBudget::bucketKey(bucketIndex);
+        out.push_back({rule, key, seconds, seconds / step, text, evidence});
+    };
+    // Utilisation and host busy as the quantities state them: omitted when unknown.
+    const Quantity &utilQ = q[QuantityKey::GpuUtilPct];
+    const Quantity &hostQ = q[QuantityKey::HostBusyFraction];
+    const double util = utilQ.value.value_or(0.0);
+    const double busy = hostQ.value.value_or(0.0);
+    const QString utilText = utilQ.value ? QStringLiteral("%1 %").arg(util, 0, 'f', 1) : QStringLiteral("unknown");
+    const QString hostText = hostQ.value ? QStringLiteral("%1 %").arg(pct(busy)) : QStringLiteral("unknown");
+    const auto withQuantities = [&](QJsonObject evidence) {
+        if (utilQ.value)
+            evidence.insert(QStringLiteral("gpu_util_pct"), util);
+        if (hostQ.value)
+            evidence.insert(QStringLiteral("host_busy_fraction"), busy);
+        return evidence;
+    };
+
+    // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
+    // precision_path(5) kernel_shape(6), then unattributed.
+    const QString dataWhy =
+        terms.measured
+            ? QStringLiteral("the GPU sat idle %1 ms per step inside data loading (enumerate(DataLoader)…) and %2 ms "
+                             "copying inputs in with nothing else to run%3")
+                  .arg(ms(terms.idleDataS), ms(terms.h2dCopyS),
+                       terms.dataWaitGateMet && terms.idleHostS > 0.0
+                           ? QStringLiteral(", and %1 ms idle during other host work (utilisation below %2 % with "
+                                            "the host above %3 busy: the thresholds count it as data wait)")
+                                 .arg(ms(terms.idleHostS))
+                                 .arg(thresholds.gpuUtilBelowPct, 0, 'g', 4)
+                                 .arg(thresholds.hostBusyAbove, 0, 'g', 3)
+                           : QString())
+            : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
+    add(QStringLiteral("data_wait.input_pipeline"), 1,
+        QStringLiteral("Data wait %1 ms/step: %2. Use more DataLoader workers (num_workers), pinned memory "
+                       "(pin_memory=True) and prefetching; move decoding and augmentation off the training process.")
+            .arg(ms(budget.dataWait), dataWhy),
+        withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
+                                   {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
+                                   {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
+                                   {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}}));
+
+    const QString gapWhy =
+        terms.measured
+            ? QStringLiteral("the GPU is idle %1 ms per step while the host runs nothing traced (launch gaps, "
+                             "synchronisation)%2")
+                  .arg(ms(terms.idleNothingS),
+                       !terms.dataWaitGateMet && terms.idleHostS > 0.0
+                           ? QStringLiteral(" and %1 ms while other host work runs (Python, optimizer, logging)")
+                                 .arg(ms(terms.idleHostS))
+                           : QString())
+            : QStringLiteral("the GPU is idle (utilisation %1) while the host is not feeding data (%2 busy)")
+                  .arg(utilText, hostText);
+    add(QStringLiteral("host_gap.launch_overhead"), 2,
+        QStringLiteral("Host gap %1 ms/step: %2. Capture the step with CUDA/HIP graphs or torch.compile "
+                       "(mode=\"reduce-overhead\"), remove .item()/.cpu() syncs, and move other host work off the "
+                       "critical path.")
+            .arg(ms(budget.hostGap), gapWhy),
+        withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
+                                   {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
+                                   {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)}}));
+
+    const double collectiveShare =
+        a.classTotals.totalNs > 0 ? double(a.classTotals.collectiveNs) / double(a.classTotals.totalNs) : 0.0;
+    add(QStringLiteral("comm_excess.overlap"), 3,
+        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents). Overlap it "
+                       "with compute (DDP/FSDP overlap, backward prefetch) and tune the bucket sizes (bucket_cap_mb) "
+                       "so all-reduces start earlier.")
+            .arg(ms(budget.commExcess),
+                 terms.measured ? QStringLiteral("exposed: no compute kernel ran beside the collectives")
+                                : QStringLiteral("in collective kernels"),
+                 pct(collectiveShare))
+            .arg(a.gpuAgents),
+        QJsonObject{{QStringLiteral("exposed_comm_seconds_per_step"), terms.measured ? terms.exposedCommS : budget.commExcess},
+                    {QStringLiteral("collective_seconds_per_step"), in.commExcessS},
+                    {QStringLiteral("collective_share_of_kernel_time"), collectiveShare},
+                    {QStringLiteral("collective_calls"), double(a.classTotals.collectiveCalls)},
+                    {QStringLiteral("gpu_agents"), a.gpuAgents}});
+
+    const double hbmPeak = in.hbmPeakGb.value_or(0.0);
+    add(QStringLiteral("memory_headroom.batch_size"), 4,
+        QStringLiteral("Memory headroom %1 ms/step: HBM peaks at %2 GB of %3 GB (%4 %), below the %5 % target. A "
+                       "larger batch (or micro-batch) would use the idle memory and amortise per-step overhead.")
+            .arg(ms(budget.memoryHeadroom), QString::number(hbmPeak, 'f', 1),
+                 QString::number(thresholds.hbmCapacityGb, 'g', 6),
+                 pct(thresholds.hbmCapacityGb > 0 ? hbmPeak / thresholds.hbmCapacityGb : 0.0),
+                 QString::number(thresholds.hbmTargetPct, 'g', 6)),
+        QJsonObject{{QStringLiteral("hbm_peak_gb"), hbmPeak},
+                    {QStringLiteral("hbm_capacity_gb"), thresholds.hbmCapacityGb},
+                    {QStringLiteral("hbm_target_pct"), thresholds.hbmTargetPct}});
+
+    const double fp16S = double(in.fp16Ns) / 1e9, bf16S = double(in.bf16Ns) / 1e9;
+    add(QStringLiteral("precision_path.bf16"), 5,
+        QStringLiteral("Precision path %1 ms/step: %2 s of fp16 kernels against %3 s of bf16 (workload precision "
+                       "%4). Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / hipBLASLt fp8) "
+                       "where accuracy allows.")
+            .arg(ms(budget.precisionPath), QString::number(fp16S, 'g', 4), QString::number(bf16S, 'g', 4),
+                 precisionName(thresholds.precision)),
+        QJsonObject{{QStringLiteral("fp16_kernel_seconds"), fp16S},
+                    {QStringLiteral("bf16_kernel_seconds"), bf16S},
+                    {QStringLiteral("precision"), precisionName(thresholds.precision)},
+                    {QStringLiteral("precision_weight"), thresholds.precisionWeight}});
+
+    const QJsonArray untuned = untunedGemmKernels(run, a, profile, 5);
+    const double genericShare = in.gemmNs > 0 ? double(in.genericGemmNs) / double(in.gemmNs) : 0.0;
+    QStringList names;
+    for (const QJsonValue &k : untuned)
+        names << QStringLiteral("%1 (%2 % of GEMM time)")
+                     .arg(k[QStringLiteral("name")].toString(), pct(k[QStringLiteral("share_of_gemm_time")].toDouble()));
+    add(QStringLiteral("kernel_shape.gemm_tuning"), 6,
+        QStringLiteral("Untuned GEMM shapes %1 ms/step: %2 % of GEMM time runs in generic/fallback kernels: %3. Tune "
+                       "these shapes with hipBLASLt (HIPBLASLT_TUNING / PYTORCH_TUNABLEOP_ENABLED=1) or pad them to "
+                       "tuned sizes.")
+            .arg(ms(budget.kernelShape), pct(genericShare), names.join(QStringLiteral("; "))),
+        withQuantities(QJsonObject{{QStringLiteral("generic_gemm_share_of_gemm_time"), genericShare},
+                                   {QStringLiteral("generic_gemm_seconds"), double(in.genericGemmNs) / 1e9},
+                                   {QStringLiteral("gemm_seconds"), double(in.gemmNs) / 1e9},
+                                   {QStringLiteral("untuned_kernels"), untuned}}));
+
+    // What the budget cannot attribute is said too, with what would let it.
+    const bool idleUnsplit = terms.measured ? !terms.hostKnown : terms.gates[1] == BucketGate::HostNotTraced;
+    const QString unattributedText =
+        terms.gates[0] == BucketGate::UtilNotMeasured
+            ? QStringLiteral("Unattributed %1 ms/step: nothing measured the GPU (no telemetry, no GPU events in the "
+                             "traces). Profile with GPU activities (torch.profiler with ProfilerActivity.CUDA, or "
+                             "rocprofv3 --kernel-trace) or collect amd-smi telemetry.")
+                  .arg(ms(budget.unattributed))
+        : idleUnsplit
+            ? QStringLiteral("Unattributed %1 ms/step: the GPU is idle, but the trace shows nothing of the host, so "
+                             "data wait cannot be told from launch gaps. Profile the CPU side too (torch.profiler "
+                             "with ProfilerActivity.CPU, or rocprofv3 --hip-trace --marker-trace).")
+                  .arg(ms(budget.unattributed))
+            : QStringLiteral("Unattributed %1 ms/step: the GPU only copies or sets memory (device-to-host or "
+                             "device-to-device copies, memsets) with no kernel running. Look for .cpu()/.item() "
+                             "transfers, layout copies (.contiguous()) and zeroing that could be fused or avoided.")
+                  .arg(ms(budget.unattributed));
+    add(QStringLiteral("unattributed.coverage"), kUnattributedRow, unattributedText,
+        QJsonObject{{QStringLiteral("copy_only_seconds"), terms.otherCopyS},
+                    {QStringLiteral("host_traced"), !idleUnsplit},
+                    {QStringLiteral("utilisation_measured"), terms.gates[0] != BucketGate::UtilNotMeasured}});
+
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Advice &x, const Advice &y) { return x.secondsPerStep > y.secondsPerStep; });
+    return out;
+}
+
+QJsonArray adviceJson(const std::vector<Advice> &advice)
+{
+    QJsonArray out;
+    for (const Advice &a : advice)
+        out.append(QJsonObject{{QStringLiteral("rule"), a.rule},
+                               {QStringLiteral("bucket"), a.bucket},
+                               {QStringLiteral("seconds_per_step"), a.secondsPerStep},
+                               {QStringLiteral("share_of_step"), a.shareOfStep},
+                               {QStringLiteral("text"), a.text},
+                               {QStringLiteral("evidence"), a.evidence}});
+    return out;
+}
+
+} // namespace goblin

@@ -1,0 +1,159 @@
+#include "quantities.h"
+
+#include "derived.h"
+#include "formatting.h"
+#include "metrics.h"
+
+namespace goblin {
+
+namespace {
+
+Quantity known(double value, ValueState state, const QString &source, const QString &scope)
+{
+    return Quantity{value, state, source, scope};
+}
+
+Quantity unknown(const QString &why)
+{
+    return Quantity{std::nullopt, ValueState::Unknown, why, QString()};
+}
+
+/// Steps and devices the measured budget averaged, for the scope of its quantities.
+QString measuredScope(const Derived &d, const RunAnalysis &run)
+{
+    const StepSeries &series = *d.plan.series;
+    int steps = 0;
+    std::size_t devices = 0;
+    for (const StepInputs &s : series.steps)
+        if (!s.partial && !s.slices.empty()) {
+            ++steps;
+            devices = std::max(devices, s.slices.size());
+        }
+    const RankSet *ranks = run.workbench.ranks.get();
+    if (ranks && ranks->budgetIsMean && series.fromTorchTimeline)
+        return QStringLiteral("mean of %1 ranks, each over its steps and devices").arg(ranks->ranks.size());
+    return QStringLiteral("mean of %1 step(s) × %2 device(s)").arg(steps).arg(devices);
+}
+
+QString stepWindowsPhrase(const Derived &d)
+{
+    const StepSeries &series = *d.plan.series;
+    int counted = 0, partial = 0;
+    for (const StepInputs &s : series.steps)
+        (s.partial ? partial : counted) += 1;
+    switch (d.plan.kind) {
+    case StepPlan::Kind::Marked:
+        return QStringLiteral("mean of %1 measured step window(s)%2")
+            .arg(counted)
+            .arg(partial > 0 ? QStringLiteral(" (a last, partial step left out)") : QString());
+    case StepPlan::Kind::Cut:
+        return QStringLiteral("the kernel span / %1 (--steps %1; the trace has no step marks)").arg(d.plan.cutSteps);
+    case StepPlan::Kind::WholeSpan:
+        return QStringLiteral("the kernel span as one step (no step marks; --steps N cuts it into N)");
+    case StepPlan::Kind::None:
+        break;
+    }
+    return QString();
+}
+
+/// The seed path's state of a source text the readings wrote.
+ValueState stateOfStepSource(const QString &source)
+{
+    if (source.contains(QLatin1String("written by the training script")) || source.startsWith(QLatin1String("mean of")))
+        return ValueState::Measured;
+    return ValueState::Estimated;
+}
+
+} // namespace
+
+Quantities runQuantities(const RunAnalysis &run, const Derived &d)
+{
+    Quantities q;
+    const ProfileAnalysis &a = run.profile(d.profile);
+    const BudgetInputs &in = a.budgetInputs;
+    const BudgetTerms &terms = d.metrics.wasteBudget.terms;
+
+    if (d.profile == HeuristicsProfile::Reference) {
+        // What the agent saw: the reference's numbers, its misreadings included.
+        const QString scope = QStringLiteral("as the gpu-goblin reference reads the folder");
+        const auto ref = [&](double value, const QString &source) {
+            return known(value, ValueState::Estimated, QStringLiteral("the reference's reading: %1").arg(source), scope);
+        };
+        q[QuantityKey::GpuUtilPct] = ref(a.gpuUtilPct, a.gpuUtilSource);
+        q[QuantityKey::HostBusyFraction] = ref(a.hostBusyFraction, a.hostBusySource);
+        q[QuantityKey::StepTimeS] = ref(a.stepTimeS, a.stepTimeSource);
+        q[QuantityKey::HbmPeakGb] = ref(a.hbmPeakGb, QStringLiteral("peak of amd_smi.csv's VRAM column"));
+        q[QuantityKey::TokensPerSec] = ref(a.tokensPerSec, QStringLiteral("torch_profile.json metadata"));
+        q[QuantityKey::MfuPct] = ref(a.mfuPct, QStringLiteral("torch_profile.json metadata"));
+    } else if (d.budgetMeasured) {
+        const QString scope = measuredScope(d, run);
+        const QString file = d.plan.series->fromTorchTimeline ? QStringLiteral("torch trace") : QStringLiteral("kernel trace");
+        QString util = QStringLiteral("busy union of the GPU events (all streams) / step window, on the %1's GPU timeline")
+                           .arg(file);
+        if (run.workbench.budgetInputs.gpuUtilKnown && !run.workbench.gpuUtilFromTimeline && run.smi.workbench.gpuUtilPct)
+            util += QStringLiteral(" (telemetry: %1)").arg(formatPercent(*run.smi.workbench.gpuUtilPct));
+        q[QuantityKey::GpuUtilPct] = known(terms.gpuUtilPct, ValueState::Measured, util, scope);
+        if (terms.hostKnown) {
+            QString host = QStringLiteral("CPU operators of the training process (waits for the GPU excluded) inside "
+                                          "the step window / its length");
+            if (a.hostBusySource.contains(QLatin1String("written by the training script")))
+                host += QStringLiteral(" (the trace's metadata says %1)").arg(formatNumber(a.hostBusyFraction, 3));
+            q[QuantityKey::HostBusyFraction] = known(terms.hostBusy, ValueState::Measured, host, scope);
+        } else {
+            q[QuantityKey::HostBusyFraction] =
+                unknown(QStringLiteral("the trace shows no CPU activity of the process (no CPU operators)"));
+        }
+        q[QuantityKey::StepTimeS] = known(terms.stepS,
+                                          d.plan.kind == StepPlan::Kind::Marked ? ValueState::Measured
+                                                                                : ValueState::Estimated,
+                                          stepWindowsPhrase(d), scope);
+    } else {
+        const QString scope = QStringLiteral("the run (%1)").arg(a.stepTimeSource);
+        if (!in.gpuUtilKnown)
+            q[QuantityKey::GpuUtilPct] = unknown(a.gpuUtilSource);
+        else
+            q[QuantityKey::GpuUtilPct] =
+                known(a.gpuUtilPct,
+                      a.gpuUtilSource.startsWith(QLatin1String("kernel time per step")) ? ValueState::Estimated
+                                                                                         : ValueState::Measured,
+                      a.gpuUtilSource, QStringLiteral("the run"));
+        if (!in.hostBusyKnown)
+            q[QuantityKey::HostBusyFraction] = unknown(QStringLiteral("no CPU operators and no metadata in the trace"));
+        else
+            q[QuantityKey::HostBusyFraction] =
+                known(a.hostBusyFraction, ValueState::Measured, a.hostBusySource, QStringLiteral("the run"));
+        const StepTimeChoice step = stepTimeFor(a, d.thresholds);
+        if (!(step.stepTimeS > 0.0))
+            q[QuantityKey::StepTimeS] = unknown(QStringLiteral("no step time was found: %1").arg(step.source));
+        else
+            q[QuantityKey::StepTimeS] = known(step.stepTimeS,
+                                              step.fromSteps ? ValueState::Estimated : stateOfStepSource(step.source),
+                                              step.source, scope);
+    }
+
+    if (d.profile == HeuristicsProfile::Workbench) {
+        const SmiReading &smi = run.smi.workbench;
+        const QString smiScope = QStringLiteral("telemetry, %1 GPU(s), inside the job window").arg(run.smi.gpuCount);
+        q[QuantityKey::HbmPeakGb] = smi.hbmPeakGb ? known(*smi.hbmPeakGb, ValueState::Measured,
+                                                          QStringLiteral("peak VRAM used in %1").arg(run.smi.file.relativePath),
+                                                          smiScope)
+                                                  : unknown(QStringLiteral("no memory telemetry"));
+        const TorchReading &torch = run.torch.workbench;
+        const QString metadata = QStringLiteral("the trace's metadata (written by the training script)");
+        q[QuantityKey::TokensPerSec] = torch.tokensPerSec
+                                           ? known(*torch.tokensPerSec, ValueState::Measured, metadata, QStringLiteral("the run"))
+                                           : unknown(QStringLiteral("no tokens_per_sec in the trace's metadata"));
+        q[QuantityKey::MfuPct] = torch.mfuPct ? known(*torch.mfuPct, ValueState::Measured, metadata, QStringLiteral("the run"))
+                                              : unknown(QStringLiteral("no mfu_pct in the trace's metadata"));
+    }
+    const double capacity = d.thresholds.hbmCapacityGb;
+    q[QuantityKey::HbmCapacityGb] =
+        known(capacity, ValueState::Estimated,
+              capacity == Thresholds{}.hbmCapacityGb
+                  ? QStringLiteral("the HBM capacity threshold at its default (an MI300X's 192 GB)")
+                  : QStringLiteral("the HBM capacity threshold, as set"),
+              QStringLiteral("per GPU"));
+    return q;
+}
+
+} // namespace goblin

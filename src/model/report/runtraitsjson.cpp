@@ -1,0 +1,47 @@
+#include "runtraitsjson.h"
+
+#include <QJsonArray>
+
+namespace goblin {
+
+void addRunTraitsToReport(QJsonObject &report, const RunTraitsAnalysis &traits)
+{
+    report.insert(QStringLiteral("run_kind"), runKindName(traits.runKind.kind));
+    report.insert(QStringLiteral("run_kind_reason"), traits.runKind.reason);
+    const GraphSummary &g = traits.graphs;
+    QJsonObject graphs;
+    graphs.insert(QStringLiteral("launches"), g.launches);
+    graphs.insert(QStringLiteral("captures"), g.captures);
+    graphs.insert(QStringLiteral("replays_recorded_fraction"),
+                  g.replaysRecordedFraction ? QJsonValue(*g.replaysRecordedFraction) : QJsonValue(QJsonValue::Null));
+    graphs.insert(QStringLiteral("diagnostic"), g.headline.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(g.headline));
+    graphs.insert(QStringLiteral("launches_with_gpu_events"), g.launchesWithGpuEvents);
+    graphs.insert(QStringLiteral("gpu_events_in_graphs"), g.gpuEventsInGraphs);
+    graphs.insert(QStringLiteral("partly_recorded_launches"), g.partlyRecordedLaunches);
+    graphs.insert(QStringLiteral("replay_idle_unmeasured"), g.replayIdleUnmeasured);
+    graphs.insert(QStringLiteral("launch_call"), g.launchName.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(g.launchName));
+    graphs.insert(QStringLiteral("vendor"), traits.vendor.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(traits.vendor));
+    report.insert(QStringLiteral("graphs"), graphs);
+    const TimelineChecks &c = traits.checks;
+    QJsonObject checks;
+    checks.insert(QStringLiteral("overlapping_kernels_on_one_stream"), c.overlappingKernelsOnOneStream);
+    checks.insert(QStringLiteral("gpu_events_outside_steps"), c.gpuEventsOutsideSteps);
+    checks.insert(QStringLiteral("gpu_time_outside_steps_s"), double(c.gpuTimeOutsideStepsNs) / 1e9);
+    report.insert(QStringLiteral("timeline_checks"), checks);
+}
+
+void addSeparateRunsToReport(QJsonObject &report, const RunAnalysis &run)
+{
+    QJsonArray separate;
+    for (const SeparateRun &s : run.separateRuns) {
+        QJsonObject o{{QStringLiteral("file"), s.file}, {QStringLiteral("reason"), s.reason}};
+        if (s.rank)
+            o.insert(QStringLiteral("rank"), *s.rank);
+        if (!s.device.isEmpty())
+            o.insert(QStringLiteral("device"), s.device);
+        separate.append(o);
+    }
+    report.insert(QStringLiteral("separate_runs"), separate);
+}
+
+} // namespace goblin

@@ -1,0 +1,18 @@
+#pragma once
+/// \file The report's keys on what the traces are: `run_kind`, `run_kind_reason`, `graphs`,
+/// `timeline_checks` and `separate_runs`.
+
+#include "run.h"
+
+#include <QJsonObject>
+
+namespace goblin {
+
+/// Writes `run_kind`, `run_kind_reason`, `graphs` and `timeline_checks` into the report.
+void addRunTraitsToReport(QJsonObject &report, const RunTraitsAnalysis &traits);
+
+/// Writes the report's `separate_runs`: one object per separate run with `file` and `reason`
+/// (and `rank`, `device` when known); an empty array when there is none.
+void addSeparateRunsToReport(QJsonObject &report, const RunAnalysis &run);
+
+} // namespace goblin

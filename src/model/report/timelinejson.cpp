@@ -1,0 +1,126 @@
+#include "timelinejson.h"
+
+#include "metrics.h"
+#include "timelineanalysis.h"
+
+#include <QJsonArray>
+#include <cmath>
+
+namespace goblin {
+
+namespace {
+
+double seconds(qint64 ns) { return double(ns) / 1e9; }
+
+QJsonValue finite(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
+
+QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis &d, const FileTimelineSummary &file,
+                       int cutSteps)
+{
+    std::vector<TimelineStepValues> recut;
+    const std::vector<TimelineStepValues> *steps = &d.perStep;
+    QString stepsSource = timelineStepsKindName(d.stepsKind);
+    if (cutSteps > 0 && d.stepsKind == TimelineStepsKind::WholeSpan) {
+        recut = recutSteps(timeline, d, equalWindows(file.kernelFirstNs, file.kernelLastNs, cutSteps));
+        if (!recut.empty()) {
+            steps = &recut;
+            stepsSource = timelineStepsKindName(TimelineStepsKind::EqualSplit);
+        }
+    }
+    auto mean = [&](qint64 TimelineStepValues::*member) {
+        if (steps->empty())
+            return 0.0;
+        qint64 sum = 0;
+        for (const TimelineStepValues &v : *steps)
+            sum += v.*member;
+        return seconds(sum) / double(steps->size());
+    };
+
+    QJsonArray top;
+    for (const TimelineKernelStat &k : d.topKernels)
+        top.append(QJsonObject{{QStringLiteral("name"), k.name},
+                               {QStringLiteral("calls"), double(k.calls)},
+                               {QStringLiteral("total_s"), seconds(k.totalNs)},
+                               {QStringLiteral("share"),
+                                d.kernelTimeNs > 0 ? double(k.totalNs) / double(d.kernelTimeNs) : 0.0}});
+    QJsonArray perStep;
+    for (const TimelineStepValues &v : *steps)
+        perStep.append(QJsonObject{{QStringLiteral("window_s"), seconds(v.windowNs)},
+                                   {QStringLiteral("busy_s"), seconds(v.busyNs)},
+                                   {QStringLiteral("compute_s"), seconds(v.computeNs)},
+                                   {QStringLiteral("comm_s"), seconds(v.commNs)},
+                                   {QStringLiteral("exposed_comm_s"), seconds(v.exposedCommNs)},
+                                   {QStringLiteral("memcpy_s"), seconds(v.memcpyNs)},
+                                   {QStringLiteral("idle_s"), seconds(v.idleNs)},
+                                   {QStringLiteral("idle_host_busy_s"), seconds(v.idleHostBusyNs)},
+                                   {QStringLiteral("idle_nothing_s"), seconds(v.idleNothingNs)},
+                                   {QStringLiteral("idle_data_loading_s"), seconds(v.idleDataLoadingNs)},
+                                   {QStringLiteral("copy_only_s"), seconds(v.copyOnlyNs)},
+                                   {QStringLiteral("h2d_copy_only_s"), seconds(v.h2dCopyOnlyNs)}});
+
+    return QJsonObject{
+        {QStringLiteral("source"), d.source},
+        {QStringLiteral("file"), d.file},
+        {QStringLiteral("rank"), d.rank ? QJsonValue(*d.rank) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("device"), double(d.device)},
+        {QStringLiteral("kernels"), double(d.kernels)},
+        {QStringLiteral("comm_kernels"), double(d.commKernels)},
+        {QStringLiteral("memcpy"), double(d.memcpy)},
+        {QStringLiteral("memset"), double(d.memset)},
+        {QStringLiteral("span_s"), seconds(d.spanNs())},
+        {QStringLiteral("kernel_time_s"), seconds(d.kernelTimeNs)},
+        {QStringLiteral("busy_s"), seconds(d.busyNs)},
+        {QStringLiteral("compute_s"), seconds(d.computeNs)},
+        {QStringLiteral("comm_s"), seconds(d.commNs)},
+        {QStringLiteral("exposed_comm_s"), seconds(d.exposedCommNs)},
+        {QStringLiteral("memcpy_s"), seconds(d.memcpyNs)},
+        {QStringLiteral("top_kernels"), top},
+        {QStringLiteral("steps"), double(steps->size())},
+        {QStringLiteral("steps_source"), stepsSource},
+        {QStringLiteral("busy_s_per_step"), mean(&TimelineStepValues::busyNs)},
+        {QStringLiteral("compute_s_per_step"), mean(&TimelineStepValues::computeNs)},
+        {QStringLiteral("comm_s_per_step"), mean(&TimelineStepValues::commNs)},
+        {QStringLiteral("exposed_comm_s_per_step"), mean(&TimelineStepValues::exposedCommNs)},
+        {QStringLiteral("memcpy_s_per_step"), mean(&TimelineStepValues::memcpyNs)},
+        {QStringLiteral("idle_s_per_step"), mean(&TimelineStepValues::idleNs)},
+        {QStringLiteral("idle_host_busy_s_per_step"), mean(&TimelineStepValues::idleHostBusyNs)},
+        {QStringLiteral("idle_nothing_s_per_step"), mean(&TimelineStepValues::idleNothingNs)},
+        {QStringLiteral("idle_data_loading_s_per_step"), mean(&TimelineStepValues::idleDataLoadingNs)},
+        {QStringLiteral("copy_only_s_per_step"), mean(&TimelineStepValues::copyOnlyNs)},
+        {QStringLiteral("h2d_copy_only_s_per_step"), mean(&TimelineStepValues::h2dCopyOnlyNs)},
+        {QStringLiteral("per_step"), perStep},
+    };
+}
+
+void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineAnalysis &analysis, int cutSteps)
+{
+    for (const DeviceTimelineAnalysis &d : analysis.devices)
+        out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], cutSteps));
+}
+
+} // namespace
+
+QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
+{
+    QJsonArray devices;
+    appendDevices(devices, run.kernels.timeline, run.kernelTimeline, cutSteps);
+    appendDevices(devices, run.torch.timeline, run.torchTimeline, cutSteps);
+    return QJsonObject{{QStringLiteral("devices"), devices}};
+}
+
+void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)
+{
+    report.insert(QStringLiteral("timeline"), timelineJson(run, derived.timelineCutSteps));
+    const StepTimeChoice step = stepTimeFor(run.profile(derived.profile), derived.thresholds);
+    if (!step.fromSteps)
+        return;
+    QJsonObject aggregates = report.value(QStringLiteral("aggregates")).toObject();
+    aggregates.insert(QStringLiteral("step_time_seconds"), finite(step.stepTimeS));
+    aggregates.insert(QStringLiteral("step_time_source"), step.source);
+    aggregates.insert(QStringLiteral("trace_steps_covered"), finite(step.stepsCovered));
+    aggregates.insert(QStringLiteral("per_step_per_gpu_divisor"), finite(step.perStepPerGpuDivisor));
+    aggregates.insert(QStringLiteral("comm_excess_seconds"), finite(step.commExcessS));
+    report.insert(QStringLiteral("aggregates"), aggregates);
+}
+
+} // namespace goblin
