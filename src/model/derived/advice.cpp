@@ -67,6 +67,7 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         evidence.insert(QStringLiteral("step_time_seconds"), step);
         evidence.insert(QStringLiteral("bucket_seconds_per_step"), seconds);
         evidence.insert(QStringLiteral("bucket_state"), valueStateName(budget.state(bucketIndex)));
+        evidence.insert(QStringLiteral("run_kind"), runKindName(run.traits.runKind.kind));
         const QString key = bucketIndex == kUnattributedRow ? QStringLiteral("unattributed") : WasteBudget::bucketKey(bucketIndex);
         out.push_back({rule, key, seconds, seconds / step, text, evidence});
     };
@@ -85,13 +86,32 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         return evidence;
     };
 
+    // The advice fits the run: training or inference, a DataLoader or none, graphs replayed or not.
+    const RunTraitsAnalysis &traits = run.traits;
+    const bool inference = traits.runKind.kind == RunKind::Kind::Inference;
+    const bool training = traits.runKind.kind == RunKind::Kind::Training;
+    const QString graphWord = traits.vendor == QLatin1String("CUDA") ? QStringLiteral("CUDA")
+                              : traits.vendor == QLatin1String("HIP") ? QStringLiteral("HIP")
+                                                                      : QStringLiteral("HIP/CUDA");
+
     // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
     // precision_path(5) kernel_shape(6), then unattributed.
+    const bool loaderSeen = traits.hasDataLoader || terms.idleDataS > 0.0;
+    const QString dataFix =
+        inference ? QStringLiteral("Batch requests and prepare inputs (tokenisation, image decoding) off the serving "
+                                   "loop, and copy inputs with pinned memory and non_blocking=True.")
+        : loaderSeen ? QStringLiteral("Use more DataLoader workers (num_workers), pinned memory (pin_memory=True) and "
+                                      "prefetching; move decoding and augmentation off the training process.")
+                     : QStringLiteral("Copy inputs from pinned memory with non_blocking=True and prefetch the next "
+                                      "batch to the GPU on a side stream, so the copy overlaps compute.");
     const QString dataWhy =
         terms.measured
-            ? QStringLiteral("the GPU sat idle %1 ms per step inside data loading (enumerate(DataLoader)…) and %2 ms "
-                             "copying inputs in with nothing else to run%3")
-                  .arg(ms(terms.idleDataS), ms(terms.h2dCopyS),
+            ? QStringLiteral("the GPU sat idle %1 ms per step %2 and %3 ms copying inputs in with nothing else to "
+                             "run%4")
+                  .arg(ms(terms.idleDataS),
+                       loaderSeen ? QStringLiteral("inside data loading (enumerate(DataLoader)…)")
+                                  : QStringLiteral("waiting for input"),
+                       ms(terms.h2dCopyS),
                        terms.dataWaitGateMet && terms.idleHostS > 0.0
                            ? QStringLiteral(", and %1 ms idle during other host work (utilisation below %2 % with "
                                             "the host above %3 busy: the thresholds count it as data wait)")
@@ -101,9 +121,7 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                            : QString())
             : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
     add(QStringLiteral("data_wait.input_pipeline"), 1,
-        QStringLiteral("Data wait %1 ms/step: %2. Use more DataLoader workers (num_workers), pinned memory "
-                       "(pin_memory=True) and prefetching; move decoding and augmentation off the training process.")
-            .arg(ms(budget.dataWait), dataWhy),
+        QStringLiteral("Data wait %1 ms/step: %2. %3").arg(ms(budget.dataWait), dataWhy, dataFix),
         withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
                                    {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
                                    {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
@@ -120,11 +138,22 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                            : QString())
             : QStringLiteral("the GPU is idle (utilisation %1) while the host is not feeding data (%2 busy)")
                   .arg(utilText, hostText);
+    // A run that already replays graphs is not told to capture graphs: its gaps lie between replays.
+    const QString gapFix =
+        traits.replaysGraphs
+            ? QStringLiteral("The run already replays %1 graphs, so the gaps lie between replays: capture more of the "
+                             "%2 in one graph, give each replay more work (larger batch), and remove host syncs "
+                             "between replays.")
+                  .arg(graphWord, inference ? QStringLiteral("forward pass") : QStringLiteral("step"))
+            : inference ? QStringLiteral("Capture the forward pass (an LLM server's decode step) with %1 graphs (vLLM: "
+                                         "graph capture for the batch sizes served; torch.compile "
+                                         "mode=\"reduce-overhead\") and remove .item()/.cpu() syncs from the serving loop.")
+                              .arg(graphWord)
+                        : QStringLiteral("Capture the step with %1 graphs or torch.compile (mode=\"reduce-overhead\"), "
+                                         "remove .item()/.cpu() syncs, and move other host work off the critical path.")
+                              .arg(graphWord);
     add(QStringLiteral("host_gap.launch_overhead"), 2,
-        QStringLiteral("Host gap %1 ms/step: %2. Capture the step with CUDA/HIP graphs or torch.compile "
-                       "(mode=\"reduce-overhead\"), remove .item()/.cpu() syncs, and move other host work off the "
-                       "critical path.")
-            .arg(ms(budget.hostGap), gapWhy),
+        QStringLiteral("Host gap %1 ms/step: %2. %3").arg(ms(budget.hostGap), gapWhy, gapFix),
         withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
                                    {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
                                    {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)}}));
@@ -132,14 +161,19 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
     const double collectiveShare =
         a.classTotals.totalNs > 0 ? double(a.classTotals.collectiveNs) / double(a.classTotals.totalNs) : 0.0;
     add(QStringLiteral("comm_excess.overlap"), 3,
-        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents). Overlap it "
-                       "with compute (DDP/FSDP overlap, backward prefetch) and tune the bucket sizes (bucket_cap_mb) "
-                       "so all-reduces start earlier.")
+        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents). %5")
             .arg(ms(budget.commExcess),
                  terms.measured ? QStringLiteral("exposed: no compute kernel ran beside the collectives")
                                 : QStringLiteral("in collective kernels"),
                  pct(collectiveShare))
-            .arg(a.gpuAgents),
+            .arg(a.gpuAgents)
+            .arg(inference ? QStringLiteral("For tensor-parallel serving, use the custom all-reduce kernels (vLLM custom "
+                                            "all-reduce / quick reduce on MI300X) and fuse the all-reduce with the next "
+                                            "operation where the framework allows.")
+                 : training ? QStringLiteral("Overlap it with compute (DDP/FSDP overlap, backward prefetch) and tune the "
+                                             "bucket sizes (bucket_cap_mb) so all-reduces start earlier.")
+                            : QStringLiteral("Overlap it with compute (start collectives as soon as their inputs are "
+                                             "ready, on a separate stream) and check the interconnect bandwidth.")),
         QJsonObject{{QStringLiteral("exposed_comm_seconds_per_step"), terms.measured ? terms.exposedCommS : budget.commExcess},
                     {QStringLiteral("collective_seconds_per_step"), in.commExcessS},
                     {QStringLiteral("collective_share_of_kernel_time"), collectiveShare},
@@ -148,12 +182,15 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
 
     const double hbmPeak = in.hbmPeakGb.value_or(0.0);
     add(QStringLiteral("memory_headroom.batch_size"), 4,
-        QStringLiteral("Memory headroom %1 ms/step: HBM peaks at %2 GB of %3 GB (%4 %), below the %5 % target. A "
-                       "larger batch (or micro-batch) would use the idle memory and amortise per-step overhead.")
+        QStringLiteral("Memory headroom %1 ms/step: HBM peaks at %2 GB of %3 GB (%4 %), below the %5 % target. %6")
             .arg(ms(budget.memoryHeadroom), QString::number(hbmPeak, 'f', 1),
                  QString::number(thresholds.hbmCapacityGb, 'g', 6),
                  pct(thresholds.hbmCapacityGb > 0 ? hbmPeak / thresholds.hbmCapacityGb : 0.0),
-                 QString::number(thresholds.hbmTargetPct, 'g', 6)),
+                 QString::number(thresholds.hbmTargetPct, 'g', 6),
+                 inference ? QStringLiteral("Serve more sequences at once (a larger KV cache: gpu_memory_utilization, "
+                                            "max_num_seqs) to fill the idle memory and amortise per-step overhead.")
+                           : QStringLiteral("A larger batch (or micro-batch) would use the idle memory and amortise "
+                                            "per-step overhead.")),
         QJsonObject{{QStringLiteral("hbm_peak_gb"), hbmPeak},
                     {QStringLiteral("hbm_capacity_gb"), thresholds.hbmCapacityGb},
                     {QStringLiteral("hbm_target_pct"), thresholds.hbmTargetPct}});
@@ -161,10 +198,13 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
     const double fp16S = double(in.fp16Ns) / 1e9, bf16S = double(in.bf16Ns) / 1e9;
     add(QStringLiteral("precision_path.bf16"), 5,
         QStringLiteral("Precision path %1 ms/step: %2 s of fp16 kernels against %3 s of bf16 (workload precision "
-                       "%4). Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / hipBLASLt fp8) "
-                       "where accuracy allows.")
+                       "%4). %5")
             .arg(ms(budget.precisionPath), QString::number(fp16S, 'g', 4), QString::number(bf16S, 'g', 4),
-                 precisionName(thresholds.precision)),
+                 precisionName(thresholds.precision),
+                 inference ? QStringLiteral("Serve in bf16, and try fp8 weights and an fp8 KV cache (hipBLASLt fp8 "
+                                            "GEMMs) where accuracy allows.")
+                           : QStringLiteral("Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / "
+                                            "hipBLASLt fp8) where accuracy allows.")),
         QJsonObject{{QStringLiteral("fp16_kernel_seconds"), fp16S},
                     {QStringLiteral("bf16_kernel_seconds"), bf16S},
                     {QStringLiteral("precision"), precisionName(thresholds.precision)},

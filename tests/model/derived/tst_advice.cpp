@@ -8,6 +8,9 @@
 #include "testsupport.h"
 
 #include <QDir>
+#include <QTemporaryDir>
+#include <QFileInfo>
+#include <QFile>
 #include <cmath>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -170,6 +173,46 @@ private slots:
         QVERIFY(unattributed);
         const QString problem = adviceProblem(report);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    void adviceFitsTheRun_data()
+    {
+        QTest::addColumn<QString>("trace");
+        QTest::addColumn<QString>("runKind");
+        QTest::addColumn<QStringList>("mustSay");
+        QTest::addColumn<QStringList>("mustNotSay");
+        // A BERT inference trace (TraceLens, MI300X): serving words, no DataLoader, no training advice.
+        QTest::newRow("inference") << "torch/tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz"
+                                   << "inference" << QStringList{"forward pass", "HIP graphs"}
+                                   << QStringList{"DataLoader", "Capture the step", "DDP", "Train in"};
+        // A vLLM-style decode that replays HIP graphs (1 replay in 8 recorded): the idle is not
+        // measured, so nothing argues from it, and no "capture with graphs" for a run that replays them.
+        QTest::newRow("graph replay") << "runs/graph-replay-decode/torch_profile.json" << "inference" << QStringList{}
+                                      << QStringList{"DataLoader", "Capture the", "graphs or torch.compile"};
+    }
+    void adviceFitsTheRun()
+    {
+        QFETCH(QString, trace);
+        QFETCH(QString, runKind);
+        QFETCH(QStringList, mustSay);
+        QFETCH(QStringList, mustNotSay);
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(test::dataPath(trace), dir.filePath(QFileInfo(trace).fileName())));
+        const LoadResult r = loadRun(dir.path());
+        QVERIFY(r.run);
+        for (const Thresholds &t : {Thresholds{}, []{ Thresholds x; x.gpuUtilBelowPct = 99; x.hostBusyAbove = 0.01; return x; }()}) {
+            const QJsonObject report = buildReport(*r.run, HeuristicsProfile::Workbench, t);
+            QCOMPARE(report["run_kind"].toString(), runKind);
+            QString all;
+            for (const QJsonValue &a : report["advice"].toArray())
+                all += a["text"].toString() + QLatin1Char('\n');
+            for (const QString &s : mustSay)
+                QVERIFY2(all.contains(s), qPrintable(s + QStringLiteral(" missing in: ") + all));
+            for (const QString &s : mustNotSay)
+                QVERIFY2(!all.contains(s), qPrintable(s + QStringLiteral(" in: ") + all));
+            const QString problem = adviceProblem(report);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
     }
 
     void untunedGemm_data()
