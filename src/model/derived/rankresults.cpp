@@ -33,46 +33,10 @@ std::optional<WasteBudget> meanRankBudget(const RankSet &set, const Thresholds &
 {
     if (!set.budgetIsMean || set.ranks.size() < 2)
         return std::nullopt;
-    const std::vector<RankResult> results = rankResults(set, thresholds);
-    const double n = double(results.size());
-    WasteBudget mean = results.front().budget;
-    BudgetTerms &t = mean.terms;
-    auto avg = [&](auto member) {
-        double sum = 0.0;
-        for (const RankResult &x : results)
-            sum += double(x.budget.*member);
-        return sum / n;
-    };
-    auto avgTerm = [&](auto member) {
-        double sum = 0.0;
-        for (const RankResult &x : results)
-            sum += double(x.budget.terms.*member);
-        return sum / n;
-    };
-    mean.usefulGpu = avg(&WasteBudget::usefulGpu);
-    mean.dataWait = avg(&WasteBudget::dataWait);
-    mean.hostGap = avg(&WasteBudget::hostGap);
-    mean.commExcess = avg(&WasteBudget::commExcess);
-    mean.memoryHeadroom = avg(&WasteBudget::memoryHeadroom);
-    mean.precisionPath = avg(&WasteBudget::precisionPath);
-    mean.kernelShape = avg(&WasteBudget::kernelShape);
-    mean.unattributed = avg(&WasteBudget::unattributed);
-    t.stepS = avgTerm(&BudgetTerms::stepS);
-    t.gpuUtilPct = avgTerm(&BudgetTerms::gpuUtilPct);
-    t.util = avgTerm(&BudgetTerms::util);
-    t.hostBusy = avgTerm(&BudgetTerms::hostBusy);
-    t.spentS = avgTerm(&BudgetTerms::spentS);
-    t.genericGemmNs = qint64(std::llround(avgTerm(&BudgetTerms::genericGemmNs)));
-    t.gemmNs = qint64(std::llround(avgTerm(&BudgetTerms::gemmNs)));
-    t.fp16Ns = qint64(std::llround(avgTerm(&BudgetTerms::fp16Ns)));
-    t.precisionDenomNs = qint64(std::llround(avgTerm(&BudgetTerms::precisionDenomNs)));
-    t.hbmUsed = avgTerm(&BudgetTerms::hbmUsed);
-    t.hbmSlack = avgTerm(&BudgetTerms::hbmSlack);
-    for (int b = 0; b < BudgetTerms::BucketCount; ++b)
-        for (const RankResult &x : results)
-            if (x.budget.terms.gates[std::size_t(b)] != t.gates[std::size_t(b)])
-                t.gates[std::size_t(b)] = BucketGate::Counted;
-    return mean;
+    std::vector<WasteBudget> budgets;
+    for (const RankResult &x : rankResults(set, thresholds))
+        budgets.push_back(x.budget);
+    return meanBudget(budgets);
 }
 
 std::optional<RankSpread> rankSpread(const std::vector<RankResult> &results)

@@ -20,6 +20,16 @@ QString precisionSkips(Precision precision)
 
 QString ms(double seconds) { return formatSeconds(seconds); }
 
+/// Why memory headroom is 0 with an HBM peak known: no capacity, or the peak not below the target.
+QString hbmGateText(const BudgetTerms &x, BucketGate gate)
+{
+    if (gate == BucketGate::NoHbmCapacity)
+        return QStringLiteral("0: HBM capacity is 0");
+    return QStringLiteral("0: HBM peak %1 is %2 of %3, not below the %4 target")
+        .arg(formatGb(x.hbmPeakGb.value_or(0.0)), formatPercent(x.hbmUsed * 100.0), formatGb(x.hbmCapacityGb),
+             formatPercent(x.hbmTargetPct));
+}
+
 /// The measured budget's rows, from its terms: what the timeline measured and where it went.
 QString measuredFormula(int index, const WasteBudget &b)
 {
@@ -78,18 +88,10 @@ QString measuredFormula(int index, const WasteBudget &b)
                               "time hidden under compute is not waste)")
             .arg(result);
     case 4:
-        switch (x.gates[4]) {
-        case BucketGate::NoHbmTelemetry:
+        if (x.gates[4] == BucketGate::NoHbmTelemetry)
             return QStringLiteral("unknown: no HBM peak (no memory telemetry)");
-        case BucketGate::NoHbmCapacity:
-            return QStringLiteral("0: HBM capacity is 0");
-        case BucketGate::HbmNotBelowTarget:
-            return QStringLiteral("0: HBM peak %1 is %2 of %3, not below the %4 target")
-                .arg(formatGb(x.hbmPeakGb.value_or(0.0)), formatPercent(x.hbmUsed * 100.0), formatGb(x.hbmCapacityGb),
-                     formatPercent(x.hbmTargetPct));
-        default:
-            break;
-        }
+        if (x.gates[4] == BucketGate::NoHbmCapacity || x.gates[4] == BucketGate::HbmNotBelowTarget)
+            return hbmGateText(x, x.gates[4]);
         return QStringLiteral("the idle a larger batch could fill: slack × step × weight = %1 × %2 × %3 = %4, taken "
                               "from the %5 (at most all of it) = %6")
             .arg(num(x.hbmSlack), formatSeconds(x.stepS), num(x.headroomWeight, 2), ms(x.headroomWantedS),
@@ -155,11 +157,8 @@ QString bucketFormula(int index, const WasteBudget &b, HeuristicsProfile profile
     case BucketGate::NoHbmTelemetry:
         return QStringLiteral("0: no HBM telemetry");
     case BucketGate::NoHbmCapacity:
-        return QStringLiteral("0: HBM capacity is 0");
     case BucketGate::HbmNotBelowTarget:
-        return QStringLiteral("0: HBM peak %1 is %2 of %3, not below the %4 target")
-            .arg(formatGb(x.hbmPeakGb.value_or(0.0)), formatPercent(x.hbmUsed * 100.0), formatGb(x.hbmCapacityGb),
-                 formatPercent(x.hbmTargetPct));
+        return hbmGateText(x, x.gates[std::size_t(index)]);
     case BucketGate::PrecisionFastPath:
         return precisionSkips(x.precision);
     case BucketGate::NoPrecisionTaggedTime:
