@@ -317,13 +317,6 @@ StepSeries analyzeSteps(const RunAnalysis &run)
     return out;
 }
 
-int cutStepCount(const RunAnalysis &run, const Thresholds &thresholds)
-{
-    return run.steps.empty() && thresholds.steps && *thresholds.steps > 0 && run.workbench.stepCutSpanS > 0.0
-               ? *thresholds.steps
-               : 0;
-}
-
 StepSeries cutSteps(const RunAnalysis &run, int n)
 {
     StepSeries out;

@@ -17,9 +17,6 @@ struct RunAnalysis;
 /// step-marked trace). Called once by analyzeRun() after both profiles are analysed.
 StepSeries analyzeSteps(const RunAnalysis &run);
 
-/// --steps N when nothing marks the steps (workbench, the step time is the kernel span / N): N,
-/// else 0. Then the steps are cutSteps(run, N).
-int cutStepCount(const RunAnalysis &run, const Thresholds &thresholds);
 /// The kernel-source timeline's kernel span (per file) cut into `n` equal windows, each with the
 /// same per-step inputs as marked steps. One pass over the events: done when N changes, never on a
 /// threshold change. Equal windows give no outliers (their durations differ by at most 1 ns).

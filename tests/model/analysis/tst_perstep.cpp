@@ -9,6 +9,7 @@
 #include "runanalysis.h"
 #include "perstep.h"
 #include "stepbudget.h"
+#include "derived.h"
 #include "perstepjson.h"
 #include "testsupport.h"
 
@@ -266,10 +267,13 @@ private slots:
         const auto run = load(QStringLiteral("v1-monrocm6-nometa"));
         QVERIFY(run);
         QVERIFY(run->steps.empty());
+        // The one --steps rule (derived.h): the span as one step without N, N equal steps with it.
         Thresholds t;
-        QCOMPARE(cutStepCount(*run, t), 0);
+        QCOMPARE(int(planSteps(*run, HeuristicsProfile::Workbench, t).kind), int(StepPlan::Kind::WholeSpan));
         t.steps = 4;
-        QCOMPARE(cutStepCount(*run, t), 4);
+        const StepPlan plan = planSteps(*run, HeuristicsProfile::Workbench, t);
+        QCOMPARE(int(plan.kind), int(StepPlan::Kind::Cut));
+        QCOMPARE(plan.cutSteps, 4);
         const StepSeries s = cutSteps(*run, 4);
         QCOMPARE(s.size(), 4);
         QVERIFY2(s.source.contains(QLatin1String("cut into 4 equal steps")), qPrintable(s.source));
