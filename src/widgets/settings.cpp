@@ -28,11 +28,12 @@ QString key(const char *name)
     return QString::fromLatin1(name);
 }
 
+/// Recent runs that still exist: folders, and files opened alone (a trace, a kernel-trace CSV).
 QStringList existingFolders(const QStringList &runDirs)
 {
     QStringList kept;
     for (const QString &dir : runDirs)
-        if (!dir.isEmpty() && QFileInfo(dir).isDir() && !kept.contains(dir))
+        if (!dir.isEmpty() && QFileInfo::exists(dir) && !kept.contains(dir))
             kept << dir;
     return kept;
 }

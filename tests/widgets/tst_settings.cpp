@@ -4,6 +4,7 @@
 #include "settings.h"
 
 #include <QDir>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -75,6 +76,17 @@ void TestSettings::recentFoldersPruneMissing()
     m_settings->addRecentRunDir(gone);
     QCOMPARE(m_settings->recentRunDirs(), QStringList({gone, kept}));
     QVERIFY(QDir(gone).removeRecursively());
+    QCOMPARE(m_settings->recentRunDirs(), QStringList{kept});
+
+    // A file opened alone is a recent run too, pruned like a folder once it is gone.
+    const QString trace = m_dir->filePath(QStringLiteral("rank0.json.gz"));
+    {
+        QFile f(trace);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    m_settings->addRecentRunDir(trace);
+    QCOMPARE(m_settings->recentRunDirs(), QStringList({trace, kept}));
+    QVERIFY(QFile::remove(trace));
     QCOMPARE(m_settings->recentRunDirs(), QStringList{kept});
 }
 

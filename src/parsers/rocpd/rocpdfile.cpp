@@ -1,7 +1,6 @@
 #include "rocpdfile.h"
 
 #include "io/regularfile.h"
-#include "io/runfolder.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -174,12 +173,6 @@ bool readLayout(Connection &conn, Layout &out)
                           .arg(out.tables.mid(0, 6).join(QStringLiteral(", ")),
                                out.tables.size() > 6 ? QStringLiteral(", ...") : QString());
     return true;
-}
-
-QStringList databaseCandidates(const QDir &dir)
-{
-    return runFolderFiles(dir, {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"),
-                                QStringLiteral("*.sqlite3")});
 }
 
 } // namespace goblin::rocpd

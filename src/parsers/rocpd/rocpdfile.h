@@ -70,8 +70,4 @@ bool readLayout(Connection &conn, Layout &out);
 /// `<table><suffix>` quoted as an SQL identifier.
 QString table(const char *base, const QString &suffix);
 
-/// Files that may be databases, relative to `dir`, sorted: `*.db`, `*.rpd`, `*.sqlite`,
-/// `*.sqlite3` in the folder and its direct sub-folders (rocprofv3: `<host>/<pid>_results.db`).
-QStringList databaseCandidates(const QDir &dir);
-
 } // namespace goblin::rocpd
