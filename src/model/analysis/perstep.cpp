@@ -2,7 +2,6 @@
 #include "timelineanalysis.h"
 
 #include "formatting.h"
-#include "kernelclassifier.h"
 #include "runanalysis.h"
 #include "timelineinputs.h"
 
@@ -81,37 +80,15 @@ bool hasMarks(const GpuTimeline &timeline)
     return false;
 }
 
-/// Adds each kernel's overlap with each step window to that step's class sums.
-void addKernelSums(const GpuDeviceTimeline &dev, const KernelClasses &classes, const std::vector<TimeInterval> &marks,
-                   const std::vector<int> &accOf, std::vector<StepAccumulator> &accs)
+/// A device's class sums in one step window, as the timeline's sweep measured them (kernel time
+/// inside the window; collectives as their union on the device).
+void addClassSums(StepAccumulator &a, const TimelineStepValues &v)
 {
-    constexpr std::uint8_t kWanted = FlagCollective | FlagGemm | FlagGenericGemm | FlagFp16 | FlagBf16;
-    for (const GpuEvent &e : dev.events) {
-        if (e.kind != GpuEventKind::Kernel || e.endNs <= e.startNs || e.nameId >= classes.flags.size())
-            continue;
-        const std::uint8_t f = classes.flags[e.nameId];
-        if (!(f & kWanted))
-            continue;
-        auto it = std::upper_bound(marks.begin(), marks.end(), e.startNs,
-                                   [](qint64 t, const TimeInterval &w) { return t < w.startNs; });
-        std::size_t j = it == marks.begin() ? 0 : std::size_t(it - marks.begin()) - 1;
-        for (; j < marks.size() && marks[j].startNs < e.endNs; ++j) {
-            const qint64 overlap = std::min(e.endNs, marks[j].endNs) - std::max(e.startNs, marks[j].startNs);
-            if (overlap <= 0)
-                continue;
-            StepAccumulator &a = accs[std::size_t(accOf[j])];
-            if (f & FlagCollective)
-                a.collectiveNs += overlap;
-            if (f & FlagGemm)
-                a.gemmNs += overlap;
-            if (f & FlagGenericGemm)
-                a.genericGemmNs += overlap;
-            if (f & FlagFp16)
-                a.fp16Ns += overlap;
-            if (f & FlagBf16)
-                a.bf16Ns += overlap;
-        }
-    }
+    a.collectiveNs += v.commNs;
+    a.gemmNs += v.gemmNs;
+    a.genericGemmNs += v.genericGemmNs;
+    a.fp16Ns += v.fp16Ns;
+    a.bf16Ns += v.bf16Ns;
 }
 
 QString ms(double seconds) { return formatSeconds(seconds); }
@@ -203,7 +180,6 @@ StepSeries analyzeSteps(const RunAnalysis &run)
     }
 
     out.fromTorchTimeline = chosen == &candidates[0];
-    const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
     std::vector<StepAccumulator> accs;
     QHash<QString, int> byName;
     int filesUsed = 0, devicesWithKernels = 0;
@@ -276,6 +252,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
                 a.utilSum += double(d.perStep[s].busyNs) / double(d.perStep[s].windowNs);
                 ++a.utilDevices;
                 a.slices.push_back(sliceOf(d.perStep[s], fileHost, *w, fi, file.devices[d.deviceIndex]));
+                addClassSums(a, d.perStep[s]);
                 if (a.panelDevice < 0) {
                     a.panelDevice = chosen->panelOffset + int(di);
                     a.panelStep = int(s);
@@ -284,17 +261,8 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         }
         devicesWithKernels += fileKernelDevices;
 
-        // Kernel sums of the step's own kernels (their time inside the window).
-        if (fileKernelDevices > 0) {
-            const KernelClasses classes = classifyKernels(file.names, table);
-            std::vector<TimeInterval> windows;
-            for (const StepWindow *m : marks)
-                windows.push_back({m->startNs, m->endNs});
-            for (const GpuDeviceTimeline &dev : file.devices)
-                addKernelSums(dev, classes, windows, accOf, accs);
-            for (std::size_t k = 0; k < marks.size(); ++k)
-                accs[std::size_t(accOf[k])].kernelDevices += fileKernelDevices;
-        }
+        for (std::size_t k = 0; k < marks.size(); ++k)
+            accs[std::size_t(accOf[k])].kernelDevices += fileKernelDevices;
     }
 
     appendSteps(accs, runIn, out);
@@ -329,11 +297,7 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
     }
     out.fromTorchTimeline = an == &run.torchTimeline;
     const GpuTimeline &timeline = out.fromTorchTimeline ? run.torch.timeline : run.kernels.timeline;
-    const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
     std::vector<StepAccumulator> accs(static_cast<std::size_t>(n));
-    std::vector<int> accOf(static_cast<std::size_t>(n));
-    for (int k = 0; k < n; ++k)
-        accOf[std::size_t(k)] = k;
     int filesUsed = 0, devicesWithKernels = 0;
     bool anyHost = false;
     QString firstFile;
@@ -382,16 +346,12 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
                 ++accs[std::size_t(k)].utilDevices;
                 accs[std::size_t(k)].slices.push_back(
                     sliceOf(v, fileHost, windows[std::size_t(k)], fi, file.devices[d.deviceIndex]));
+                addClassSums(accs[std::size_t(k)], v);
             }
         }
         devicesWithKernels += fileKernelDevices;
-        if (fileKernelDevices > 0) {
-            const KernelClasses classes = classifyKernels(file.names, table);
-            for (const GpuDeviceTimeline &dev : file.devices)
-                addKernelSums(dev, classes, windows, accOf, accs);
-            for (StepAccumulator &a : accs)
-                a.kernelDevices += fileKernelDevices;
-        }
+        for (StepAccumulator &a : accs)
+            a.kernelDevices += fileKernelDevices;
     }
     if (filesUsed == 0) {
         out.source = QStringLiteral("no per-step budget: no kernel span to cut into %1 steps").arg(n);
