@@ -27,6 +27,9 @@ gen busy-host-datawait    --steps 4 --kernels-per-step 20 --data-wait-ms 30 --da
 # Advice fixtures (tst_advice): communication-bound and untuned-GEMM runs.
 gen comm-heavy            --steps 4 --kernels-per-step 20 --gpus 2 --collective-frac 0.6 --seed 12
 gen untuned-gemm          --steps 4 --kernels-per-step 20 --generic-gemm-frac 0.8 --seed 13
+# Measured budget against truth (tst_workbenchtruth, issue 23): data-bound, every step in the torch
+# trace and one GPU, so the truth's per-step means are over exactly the steps the budget measures.
+gen datawait-20ms         --steps 4 --torch-steps 4 --kernels-per-step 40 --data-wait-ms 20 --seed 31
 
 # Real files from public projects (see ../PROVENANCE.md), assembled into run folders.
 real() {  # real NAME TRACE TORCH(json or json.gz, gunzipped) SMI

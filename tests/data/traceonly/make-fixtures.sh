@@ -32,3 +32,12 @@ gen compact-rccl "" --kernels-per-step 60 --collective-frac 0.3 --collective-nam
 gen data-bound "" --kernels-per-step 40 --data-wait-ms 60 --data-cpu-frac 0.9 --seed 13
 gen fp16-generic "" --kernels-per-step 60 --precision fp16 --generic-gemm-frac 0.3 --seed 14
 gen no-marks "--steps 4" --kernels-per-step 60 --no-profiler-steps --no-gpu-annotations --metadata none --seed 15
+# Measured budget against truth (issue 23): data-bound, every step in the torch trace (the later
+# --steps/--torch-steps win over gen's), so the truth's per-step means are over the steps measured.
+gen datawait-20ms "" --steps 4 --torch-steps 4 --kernels-per-step 40 --data-wait-ms 20 --seed 32
+
+# tst_derived's step plan (issue 23): an unmarked torch trace whose metadata gives the step time, so
+# no timeline covers the steps (the seed's formulas). In ../plan/: it is no trace-only truth case.
+python3 "$make_run" --quiet --files torch --steps 4 --torch-steps 4 --kernels-per-step 20 --no-profiler-steps --seed 33 "$tmp/metadata-nomarks"
+mkdir -p "$here/../plan/metadata-nomarks"
+gzip -9 -n -c "$tmp/metadata-nomarks/torch_profile.json" > "$here/../plan/metadata-nomarks/torch_profile.json.gz"
