@@ -30,10 +30,13 @@ std::string_view eventPid(const EventFields &fields)
 
 /// A data-loading range, as the TensorBoard profiler's DataLoader category counted them:
 /// `enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__` (an operator in 2021 traces, a
-/// user_annotation since), and other ranges that name a DataLoader.
-bool isDataLoading(std::string_view name)
+/// user_annotation since), and user annotations that name a DataLoader. Operators are only
+/// tested on their first byte: the lane holds hundreds of thousands of them.
+bool isDataLoading(std::string_view name, bool annotation)
 {
-    return startsWith(name, "enumerate(DataLoader)") || name.find("DataLoader") != std::string_view::npos;
+    if (!name.empty() && name[0] == 'e' && startsWith(name, "enumerate(DataLoader)"))
+        return true;
+    return annotation && name.find("DataLoader") != std::string_view::npos;
 }
 
 bool isWaitForGpu(std::string_view name)
@@ -113,8 +116,9 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
         }
         return;
     }
-    if ((cpuOp || catText == "user_annotation") && isDataLoading(nameText))
-        m_gpu.addDataLoading(eventPid(fields), begin, end);
+    if (cpuOp || catText == "user_annotation")
+        if (isDataLoading(nameText, !cpuOp))
+            m_gpu.addDataLoading(eventPid(fields), begin, end);
     if (cpuOp) {
         if (isWaitForGpu(nameText)) {
             addInterval(m_wait, begin, end);
