@@ -27,6 +27,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QToolBar>
@@ -312,8 +313,13 @@ void MainWindow::createStatusBar()
 void MainWindow::restoreSettings()
 {
     const QByteArray geometry = m_settings->windowGeometry();
-    if (geometry.isEmpty() || !restoreGeometry(geometry))
-        resize(1440, 900);
+    if (geometry.isEmpty() || !restoreGeometry(geometry)) {
+        // 1440×900 where it fits; on a laptop screen (1366×768) the screen's available area.
+        QSize size(1440, 900);
+        if (const QScreen *screen = this->screen())
+            size = size.boundedTo(screen->availableGeometry().size());
+        resize(size);
+    }
     const QByteArray state = m_settings->windowState();
     if (!state.isEmpty())
         restoreState(state, Settings::kWindowStateVersion);

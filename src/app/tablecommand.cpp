@@ -30,8 +30,9 @@ int runTableCommand(const QStringList &arguments)
     const QString name = QStringLiteral("table");
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Writes one CSV row per run folder: the seven waste buckets (s/step), GPU utilisation, step time, top "
-        "kernel and the number of diagnostics. Loads two runs at a time."));
+        "Writes one CSV row per run folder: the seven waste buckets and the unattributed rest (s/step), GPU "
+        "utilisation, step time, top kernel and the number of diagnostics; a value nothing measured is written '—', "
+        "never 0. Loads two runs at a time."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("RUN_DIR"), QStringLiteral("Run folders (or files, each read alone)."),

@@ -155,8 +155,8 @@ SmiTelemetry parseAmdSmiFile(const QString &path, const QString &displayName, co
     const QFileInfo info(path);
     if (!info.exists()) {
         out.diagnostics.push_back({Severity::Warning, displayName, 0,
-                                   QStringLiteral("no amd-smi telemetry file: GPU utilisation falls back to kernel "
-                                                  "time and HBM usage is unknown")});
+                                   QStringLiteral("no amd-smi telemetry file: HBM usage is unknown, and GPU "
+                                                  "utilisation comes from the GPU timeline (or kernel time)")});
         return out;
     }
     out.referenceFileFound = true;  // Path.exists() is true for folders too

@@ -59,9 +59,18 @@ QString AdvicePanel::evidenceText(const QJsonValue &value)
 AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
     : QWidget(parent)
     , m_session(session)
+    , m_caveat(new QLabel(this))
     , m_summary(new QLabel(this))
     , m_tree(new QTreeWidget(this))
 {
+    // What the trace could not measure comes first: the advice below is read in its light.
+    m_caveat->setWordWrap(true);
+    m_caveat->setTextFormat(Qt::PlainText);
+    m_caveat->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont caveatFont = m_caveat->font();
+    caveatFont.setBold(true);
+    m_caveat->setFont(caveatFont);
+    m_caveat->hide();
     m_summary->setWordWrap(true);
     m_summary->setForegroundRole(QPalette::PlaceholderText);
     m_tree->setColumnCount(ColumnCount);
@@ -76,6 +85,7 @@ AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
     m_tree->header()->resizeSection(ShareColumn, 5 * em);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
+    layout->addWidget(m_caveat);
     layout->addWidget(m_summary);
     layout->addWidget(m_tree, 1);
 
@@ -113,8 +123,20 @@ void AdvicePanel::refresh()
         }
         item->setExpanded(m_tree->topLevelItemCount() == 1);  // the largest one open
     }
+    const Derived &derived = live->derived();
+    m_caveat->setText(run && !derived.caveat.isEmpty() ? tr("Caveat: %1.").arg(derived.caveat) : QString());
+    m_caveat->setVisible(!m_caveat->text().isEmpty());
+    int unknown = 0;
+    for (int b = 1; b < WasteBudget::BucketCount; ++b)
+        unknown += derived.metrics.wasteBudget.state(b) == ValueState::Unknown ? 1 : 0;
     if (!run)
         m_summary->setText(tr("Open a run to see what to look at first."));
+    else if (m_advice.empty() && !(derived.stepTimeS() > 0.0))
+        m_summary->setText(tr("No budget (no step time): no advice."));
+    else if (m_advice.empty() && unknown > 0)
+        m_summary->setText(tr("No measured or estimated waste bucket is above zero at these thresholds; %n "
+                              "bucket(s) are unknown (—) and give no advice.",
+                              nullptr, unknown));
     else if (m_advice.empty())
         m_summary->setText(tr("No waste bucket is above zero at these thresholds: no advice."));
     else

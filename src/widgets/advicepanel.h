@@ -26,6 +26,9 @@ public:
     explicit AdvicePanel(WorkbenchSession *session, QWidget *parent = nullptr);
 
     QTreeWidget *tree() const { return m_tree; }
+    /// The run's caveat (derived.caveat) above the advice; hidden when there is none.
+    QLabel *caveatLabel() const { return m_caveat; }
+    QLabel *summaryLabel() const { return m_summary; }
     /// As shown, in row order.
     const std::vector<Advice> &advice() const { return m_advice; }
     /// How an evidence value is written in the tree (numbers to 6 significant digits, kernel
@@ -36,6 +39,7 @@ private:
     void refresh();
 
     WorkbenchSession *m_session;
+    QLabel *m_caveat;
     QLabel *m_summary;
     QTreeWidget *m_tree;
     std::vector<Advice> m_advice;

@@ -8,7 +8,15 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QCursor>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QEvent>
+#include <QFontMetricsF>
+#include <QGraphicsSceneResizeEvent>
+#include <QGraphicsSimpleTextItem>
+#include <QTextBrowser>
+#include <QToolButton>
+#include <QVBoxLayout>
 #include <QHorizontalStackedBarSeries>
 #include <QToolTip>
 #include <QValueAxis>
@@ -41,7 +49,7 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
 {
     setAnimationOptions(QChart::NoAnimation);
     legend()->hide();
-    setMargins(QMargins(4, 4, 8, 4));
+    setMargins(QMargins(4, 4, 30, 4));  // the left margin holds the labels (placeOverlay), the right the marks
 
     m_base->setBrush(Qt::NoBrush);
     m_base->setPen(Qt::NoPen);
@@ -73,7 +81,102 @@ BudgetChart::BudgetChart(QGraphicsItem *parent)
     m_percentAxis->setTickInterval(20.0);  // its labels say "%": no title, the rows need the height
     addAxis(m_percentAxis, Qt::AlignTop);
 
+    // The row labels and the state marks are our own text items, left and right of the bars:
+    // Qt Charts elides a category label to "…" once the chart's height / (rows + 1) is less than
+    // the label's height (any short chart), and gives the labels at most 40 % of the width. Ours
+    // follow the plot area, shrink their font to the rows' height and drop the share before
+    // eliding the name.
+    m_categoryAxis->setLabelsVisible(false);
+    for (int row = 0; row < RowCount; ++row) {
+        m_labelItems[std::size_t(row)] = new QGraphicsSimpleTextItem(this);
+        m_markItems[std::size_t(row)] = new QGraphicsSimpleTextItem(this);
+        m_labelItems[std::size_t(row)]->setZValue(10);
+        m_markItems[std::size_t(row)]->setZValue(10);
+    }
+    m_markHeader = new QGraphicsSimpleTextItem(QStringLiteral("Src"), this);
+    m_markHeader->setZValue(10);
+    connect(this, &QChart::plotAreaChanged, this, &BudgetChart::placeOverlay);
+
     showEmpty();
+}
+
+QString BudgetChart::markText(int row) const
+{
+    const int category = categoryOf(row);
+    return category < 0 || !m_markItems[std::size_t(row)]->isVisible() ? QString() : m_marks[std::size_t(row)];
+}
+
+void BudgetChart::placeOverlay()
+{
+    const QRectF area = plotArea();
+    const int count = int(m_shownRows.size());
+    if (count == 0 || !area.isValid() || area.height() <= 0.0)
+        return;
+    const double band = area.height() / count;
+
+    // The font: the base one, smaller when the rows are shorter than its line (down to 6 pt).
+    QFont font = m_baseLabelFont.pointSizeF() > 0.0 ? m_baseLabelFont : QFont();
+    while (font.pointSizeF() > 6.0 && QFontMetricsF(font).height() > band)
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    QFont markFont = font;
+    markFont.setBold(true);
+    const QFontMetricsF fm(font);
+
+    // The labels: name and share when they fit 40 % of the chart's width, else the names,
+    // elided only when even a name does not fit.
+    const double room = std::max(20.0, 0.4 * size().width());
+    double widest = 0.0;
+    for (int row : m_shownRows)
+        widest = std::max(widest, fm.horizontalAdvance(m_fullLabels[std::size_t(row)]));
+    const bool withShares = widest <= room;
+    double used = 0.0;
+    for (int row : m_shownRows) {
+        const QString text = withShares ? m_fullLabels[std::size_t(row)] : budgetRowLabel(row);
+        m_labels[std::size_t(row)] = fm.elidedText(text, Qt::ElideRight, room);
+        used = std::max(used, fm.horizontalAdvance(m_labels[std::size_t(row)]));
+    }
+    // The left margin makes room for them; set only when it changes, since it moves the plot area
+    // (which calls this again: the second pass finds the margin right and stops).
+    const int left = int(std::ceil(used)) + 10;
+    if (std::abs(margins().left() - left) > 1) {
+        QMargins m = margins();
+        m.setLeft(left);
+        setMargins(m);
+        return;
+    }
+
+    bool anyMark = false;
+    for (int row = 0; row < RowCount; ++row) {
+        QGraphicsSimpleTextItem *label = m_labelItems[std::size_t(row)];
+        QGraphicsSimpleTextItem *mark = m_markItems[std::size_t(row)];
+        const int category = categoryOf(row);
+        label->setVisible(category >= 0);
+        mark->setVisible(category >= 0 && !m_marks[std::size_t(row)].isEmpty());
+        if (category < 0)
+            continue;
+        const double centreY = area.bottom() - band * (category + 0.5);  // category 0 is the bottom row
+        label->setFont(font);
+        label->setText(m_labels[std::size_t(row)]);
+        const QRectF lr = label->boundingRect();
+        label->setPos(area.left() - 6 - lr.width(), centreY - lr.height() / 2);
+        if (mark->isVisible()) {
+            anyMark = true;
+            mark->setFont(markFont);
+            mark->setText(m_marks[std::size_t(row)]);
+            const QRectF mr = mark->boundingRect();
+            mark->setPos(area.right() + 8, centreY - mr.height() / 2);
+        }
+    }
+    fitTicksAndTitle();
+    m_markHeader->setVisible(anyMark);
+    if (anyMark) {
+        QFont headerFont = font;
+        headerFont.setPointSizeF(std::max(6.0, font.pointSizeF() * 0.85));
+        m_markHeader->setFont(headerFont);
+        const QRectF r = m_markHeader->boundingRect();
+        m_markHeader->setPos(area.right() + 8 + (QFontMetricsF(markFont).horizontalAdvance(QStringLiteral("M")) - r.width()) / 2,
+                             area.top() - r.height() - 1);
+    }
 }
 
 void BudgetChart::setModel(WasteBudgetModel *model)
@@ -114,14 +217,11 @@ void BudgetChart::setShownRows(const std::vector<int> &rows)
     }
     m_base->remove(0, m_base->count());
     m_base->append(zeros);
+    // The axis' categories are the names (not shown: placeOverlay draws the labels).
     m_categoryAxis->clear();
-    m_labels = {};
     QStringList categories;
-    for (int category = 0; category < count; ++category) {
-        const int row = rows[std::size_t(count - 1 - category)];
-        m_labels[std::size_t(row)] = budgetRowLabel(row);
-        categories << m_labels[std::size_t(row)];
-    }
+    for (int category = 0; category < count; ++category)
+        categories << budgetRowLabel(rows[std::size_t(count - 1 - category)]);
     m_categoryAxis->append(categories);
 }
 
@@ -140,33 +240,78 @@ void BudgetChart::refresh()
 
     const double stepT = m_model->stepTimeS();
     m_unitPerSecond = stepT >= 1.0 ? 1.0 : 1e3;
-    std::array<QString, RowCount> labels;
     double running = 0.0;
+    m_fullLabels = {};
     for (int row : m_shownRows) {
         const bool isStep = row == kStepTimeRow;
-        const double seconds = m_model->index(row, WasteBudgetModel::SecondsColumn).data(RawValueRole).toDouble();
+        // An unknown row has no number (NaN): no bar, "—" in its label, never a 0 % bucket.
+        const double raw = m_model->index(row, WasteBudgetModel::SecondsColumn).data(RawValueRole).toDouble();
+        const bool known = std::isfinite(raw);
+        const double seconds = known ? raw : 0.0;
         const double base = isStep ? 0.0 : running;
         if (!isStep)
             running += seconds;
         m_base->replace(categoryOf(row), base * m_unitPerSecond);
         m_sets[std::size_t(row)]->replace(categoryOf(row), seconds * m_unitPerSecond);
         const QString name = budgetRowLabel(row);
-        labels[std::size_t(row)] =
-            stepT > 0.0 ? QStringLiteral("%1  %2").arg(name, formatPercent(100.0 * seconds / stepT)) : name;
+        const QString share = !known ? QStringLiteral("—")
+                              : stepT > 0.0 ? formatPercent(100.0 * seconds / stepT)
+                                            : QString();
+        m_fullLabels[std::size_t(row)] = share.isEmpty() ? name : QStringLiteral("%1  %2").arg(name, share);
+        m_marks[std::size_t(row)] = valueStateMark(m_model->rowState(row));
     }
-    updateCategories(labels);
+    placeOverlay();
 
     const HeuristicsProfile profile = m_model->profile();
     const double extentS = std::max(stepT, running);
     const double maxUnits = extentS > 0.0 ? extentS * 1.04 * m_unitPerSecond : 1.0;
     m_timeAxis->setRange(0.0, maxUnits);
-    m_timeAxis->setTickInterval(niceInterval(maxUnits / 6.0));
-    m_timeAxis->setTitleText(m_unitPerSecond == 1.0 ? tr("seconds per step") : tr("milliseconds per step"));
+    m_maxUnits = maxUnits;
+    // The unit in the tick labels, no axis title: Qt Charts gives a bottom axis at most a fifth of
+    // the chart's height and elides everything beyond it, which a title overran at small sizes.
+    m_timeAxis->setLabelFormat(m_unitPerSecond == 1.0 ? QStringLiteral("%.4g s") : QStringLiteral("%.4g ms"));
     const double maxPct = stepT > 0.0 ? 100.0 * maxUnits / (stepT * m_unitPerSecond) : 100.0;
     m_percentAxis->setRange(0.0, maxPct);
-    m_percentAxis->setTickInterval(std::max(10.0, niceInterval(maxPct / 6.0)));
-    setTitle(stepT > 0.0 ? tr("Waste budget · %1 step · %2").arg(formatSeconds(stepT), profileName(profile))
-                         : tr("Waste budget · no step time · %1").arg(profileName(profile)));
+    m_maxPct = maxPct;
+    m_title = stepT > 0.0 ? tr("Waste budget · %1 step · %2").arg(formatSeconds(stepT), profileName(profile))
+                          : tr("Waste budget · no step time · %1").arg(profileName(profile));
+    m_shortTitle = stepT > 0.0 ? tr("Budget · %1 step").arg(formatSeconds(stepT)) : tr("Budget · no step time");
+    fitTicksAndTitle();
+}
+
+void BudgetChart::setAxisFonts(const QFont &labels, const QFont &titles)
+{
+    for (QAbstractAxis *axis : axes()) {
+        axis->setLabelsFont(labels);
+        axis->setTitleFont(titles);
+    }
+    m_baseLabelFont = labels;
+    placeOverlay();
+}
+
+void BudgetChart::fitTicksAndTitle()
+{
+    // Qt Charts elides a tick label wider than the space between two ticks, and the title to the
+    // chart's width less its margins: fewer ticks and a shorter title on a narrow chart.
+    const double width = plotArea().width() > 0.0 ? plotArea().width() : 0.6 * size().width();
+    const QFontMetricsF fm(m_timeAxis->labelsFont());
+    const double labelW = std::max(fm.horizontalAdvance(QStringLiteral("100 %")),
+                                   fm.horizontalAdvance(QStringLiteral("%1 ms").arg(m_maxUnits, 0, 'g', 4)));
+    const double ticks = std::clamp(std::floor(width / (labelW + 14.0)), 2.0, 6.0);
+    m_timeAxis->setTickInterval(niceInterval(m_maxUnits / ticks));
+    m_percentAxis->setTickInterval(std::max(10.0, niceInterval(m_maxPct / ticks)));
+    const double titleRoom = size().width() - margins().left() - margins().right() - 40.0;
+    const QString title =
+        size().width() <= 0.0 || QFontMetricsF(titleFont()).horizontalAdvance(m_title) <= titleRoom ? m_title : m_shortTitle;
+    if (title != QChart::title())
+        setTitle(title);
+}
+
+void BudgetChart::resizeEvent(QGraphicsSceneResizeEvent *event)
+{
+    QChart::resizeEvent(event);
+    placeOverlay();  // the 40 % room follows the width (the plot area may not move)
+    fitTicksAndTitle();
 }
 
 void BudgetChart::showEmpty()
@@ -176,28 +321,20 @@ void BudgetChart::showEmpty()
         if (row != kUnattributedRow)
             rows.push_back(row);
     setShownRows(rows);
-    std::array<QString, RowCount> labels;
     for (int row : m_shownRows) {
         m_base->replace(categoryOf(row), 0.0);
         m_sets[std::size_t(row)]->replace(categoryOf(row), 0.0);
-        labels[std::size_t(row)] = budgetRowLabel(row);
+        m_fullLabels[std::size_t(row)] = budgetRowLabel(row);
     }
-    updateCategories(labels);
+    m_marks = {};
+    placeOverlay();
     m_timeAxis->setRange(0.0, 1.0);
-    m_timeAxis->setTickInterval(0.2);
+    m_maxUnits = 1.0;
     m_percentAxis->setRange(0.0, 100.0);
-    setTitle(tr("Waste budget (open a run folder)"));
-}
-
-void BudgetChart::updateCategories(const std::array<QString, RowCount> &labels)
-{
-    for (int row : m_shownRows) {
-        QString &current = m_labels[std::size_t(row)];
-        if (current != labels[std::size_t(row)]) {
-            m_categoryAxis->replace(current, labels[std::size_t(row)]);
-            current = labels[std::size_t(row)];
-        }
-    }
+    m_maxPct = 100.0;
+    m_title = tr("Waste budget (open a run folder)");
+    m_shortTitle = tr("Waste budget");
+    fitTicksAndTitle();
 }
 
 void BudgetChart::applyPalette(const QPalette &palette)
@@ -217,17 +354,25 @@ void BudgetChart::applyPalette(const QPalette &palette)
         axis->setGridLineColor(palette.color(QPalette::Midlight));
     }
     m_percentAxis->setGridLineVisible(false);
-    // Qt Charts turns a category label into "…" once the rows are shorter than its text: a
-    // slightly smaller font keeps the eight labels readable at the default window size.
-    QFont labels = m_categoryAxis->labelsFont();
-    labels.setPointSizeF(labels.pointSizeF() * 0.9);
-    m_categoryAxis->setLabelsFont(labels);
+    // Once: setTheme() leaves the fonts alone when the theme stays, so taking 90 % of the current
+    // font on every palette change would compound.
+    if (m_baseLabelFont.pointSizeF() <= 0.0) {
+        m_baseLabelFont = m_categoryAxis->labelsFont();
+        m_baseLabelFont.setPointSizeF(m_baseLabelFont.pointSizeF() * 0.9);
+    }
+    for (int row = 0; row < RowCount; ++row) {
+        m_labelItems[std::size_t(row)]->setBrush(palette.brush(QPalette::WindowText));
+        m_markItems[std::size_t(row)]->setBrush(palette.brush(QPalette::WindowText));
+    }
+    m_markHeader->setBrush(palette.brush(QPalette::WindowText));
+    m_markHeader->setToolTip(valueStateLegend());
+    placeOverlay();
     m_base->setBrush(Qt::NoBrush);
     m_base->setPen(Qt::NoPen);
     for (int row = 0; row < RowCount; ++row) {
         QBarSet *set = m_sets[std::size_t(row)];
         const QColor color = bucketColor(row, palette);
-        // Not measured is hatched: a share of the step nobody measured, not a bucket.
+        // Unattributed is hatched: a share of the step no bucket claims, not a bucket.
         set->setBrush(row == kUnattributedRow ? QBrush(color, Qt::BDiagPattern) : QBrush(color));
         set->setPen(QPen(color.darker(130), 1));
     }
@@ -255,25 +400,82 @@ QString BudgetChart::categoryLabel(int row) const
     return m_labels[std::size_t(row)];
 }
 
+QString BudgetChart::toolTip(int row) const
+{
+    return m_model ? m_model->rowToolTip(row) : QString();
+}
+
+QString BudgetChart::definitionsHtml() const
+{
+    const HeuristicsProfile profile = m_model ? m_model->profile() : HeuristicsProfile::Workbench;
+    const bool measured = m_model && m_model->hasResult() && m_model->budget().terms.measured;
+    QString html = tr("<p><b>What each row measures</b> (%1 profile, %2)</p><table>")
+                       .arg(profileName(profile),
+                            profile == HeuristicsProfile::Reference ? tr("the gpu-goblin reference's formulas")
+                            : measured ? tr("budget built on the GPU timeline")
+                                       : tr("no GPU timeline covers the steps: the seed's formulas"));
+    for (int row = 0; row <= kUnattributedRow; ++row)
+        html += QStringLiteral("<tr><td valign=\"top\"><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>")
+                    .arg(budgetRowLabel(row).toHtmlEscaped(), bucketDefinition(row, profile, measured).toHtmlEscaped());
+    html += QStringLiteral("</table><p>%1</p><p>%2</p>")
+                .arg(tr("Buckets and unattributed add up to the step time. Hover a bar for its formula with the "
+                        "live numbers and where the number came from."),
+                     valueStateLegend().toHtmlEscaped());
+    return html;
+}
+
 BudgetChartView::BudgetChartView(QWidget *parent)
     // Chart given to the constructor: QChartView(parent) would make a default chart that
     // setChart() then orphans (a leak LeakSanitizer reports).
     : QChartView(new BudgetChart, parent)
     , m_chart(static_cast<BudgetChart *>(chart()))
+    , m_help(new QToolButton(this))
 {
     setRenderHint(QPainter::Antialiasing);
     setMouseTracking(true);
     m_chart->applyPalette(palette());
     connect(m_chart, &BudgetChart::rowHovered, this, [this](int row, bool entered) {
-        const QString formula = entered ? m_chart->formula(row) : QString();  // printed now, on hover
-        if (!formula.isEmpty())
-            QToolTip::showText(QCursor::pos(),
-                               QStringLiteral("<b>%1</b><br/>%2")
-                                   .arg(m_chart->categoryLabel(row).toHtmlEscaped(), formula.toHtmlEscaped()),
-                               this);
+        const QString text = entered ? m_chart->toolTip(row) : QString();  // printed now, on hover
+        if (!text.isEmpty())
+            QToolTip::showText(QCursor::pos(), text, this);
         else
             QToolTip::hideText();
     });
+    // "?" at the title's right: what each row measures in the profile shown.
+    m_help->setText(QStringLiteral("?"));
+    m_help->setAutoRaise(true);
+    m_help->setToolTip(tr("What each bucket measures, and the marks: %1").arg(valueStateLegend()));
+    m_help->setAccessibleName(tr("Bucket definitions"));
+    connect(m_help, &QToolButton::clicked, this, &BudgetChartView::showDefinitions);
+}
+
+void BudgetChartView::showDefinitions()
+{
+    if (!m_definitions) {
+        m_definitions = new QDialog(this);
+        m_definitions->setWindowTitle(tr("Waste budget: what each row measures"));
+        auto *text = new QTextBrowser(m_definitions);
+        text->setObjectName(QStringLiteral("definitions"));
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, m_definitions);
+        connect(buttons, &QDialogButtonBox::rejected, m_definitions, &QDialog::close);
+        auto *layout = new QVBoxLayout(m_definitions);
+        layout->addWidget(text, 1);
+        layout->addWidget(buttons);
+        const int em = fontMetrics().height();
+        m_definitions->resize(44 * em, 30 * em);
+    }
+    // Printed now: the profile and whether the budget is measured may have changed since.
+    m_definitions->findChild<QTextBrowser *>(QStringLiteral("definitions"))->setHtml(m_chart->definitionsHtml());
+    m_definitions->show();
+    m_definitions->raise();
+}
+
+void BudgetChartView::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    const QSize hint = m_help->sizeHint();
+    const int side = std::max(hint.width(), hint.height());
+    m_help->setGeometry(width() - side - 6, 4, side, side);
 }
 
 void BudgetChartView::changeEvent(QEvent *event)

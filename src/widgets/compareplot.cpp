@@ -101,8 +101,21 @@ QString compareRunName(const QJsonObject &compare, int index)
     return compare[QLatin1String("runs")][index][QLatin1String("run")][QLatin1String("name")].toString();
 }
 
+double compareRunBucketSeconds(const QJsonObject &compare, int runIndex, const QString &key)
+{
+    const QJsonValue report = compare[QLatin1String("runs")][runIndex];
+    const QString bucketsKey = key == QLatin1String("unattributed_s") ? QStringLiteral("unattributed") : key;
+    const QJsonValue bucket = report[QLatin1String("budget")][QLatin1String("buckets")][bucketsKey];
+    if (bucket[QLatin1String("state")].toString() == QLatin1String("unknown"))
+        return qQNaN();
+    const QJsonValue v = bucket[QLatin1String("seconds_per_step")];
+    return v.isDouble() ? v.toDouble() : qQNaN();
+}
+
 double compareBarValue(const QJsonObject &compare, int deltaIndex, const QString &key, DeltaUnit unit)
 {
+    if (unit == DeltaUnit::EachRunSecondsPerStep)
+        return compareRunBucketSeconds(compare, deltaIndex, key);
     const QJsonValue d = compareDeltaList(compare).at(deltaIndex);
     const QJsonValue v = unit == DeltaUnit::SecondsPerStep ? d[QLatin1String("waste_budget")][key]
                                                            : d[QLatin1String("share_of_step")][key];
@@ -123,11 +136,15 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     for (int k = 0; k < keys.size(); ++k)
         ticker->addTick(k + 1, bucketLabelOf(keys.at(k)));
+    const bool eachRun = unit == DeltaUnit::EachRunSecondsPerStep;
+    const int runCount = int(compare[QLatin1String("runs")].toArray().size());
+    const int series = eachRun ? (deltas.isEmpty() ? 0 : runCount) : int(deltas.size());
     plot->xAxis->setTicker(ticker);
-    plot->xAxis->setTickLabelRotation(deltas.isEmpty() ? 0 : 20);
+    plot->xAxis->setTickLabelRotation(series == 0 ? 0 : 20);
     plot->xAxis->setRange(0.4, keys.size() + 0.6);
     plot->xAxis->grid()->setVisible(false);
-    plot->yAxis->setLabel(unit == DeltaUnit::SecondsPerStep
+    plot->yAxis->setLabel(eachRun ? QStringLiteral("s/step, each run (no bar: unknown)")
+                          : unit == DeltaUnit::SecondsPerStep
                               ? QStringLiteral("Δ s/step vs %1").arg(compareRunName(compare, baseline))
                               : QStringLiteral("Δ share of step (points) vs %1").arg(compareRunName(compare, baseline)));
 
@@ -136,14 +153,17 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
     if (!group)
         group = new QCPBarsGroup(plot);
     double extent = 0.0;
-    for (int i = 0; i < deltas.size(); ++i) {
+    for (int i = 0; i < series; ++i) {
         auto *bars = new QCPBars(plot->xAxis, plot->yAxis);
-        const int other = deltas.at(i)[QLatin1String("other")].toInt();
-        bars->setName(compareRunName(compare, other));
-        const QColor colour = seriesColor(i);
+        // Each run: the baseline in the first colour, the others as in the delta charts.
+        const int run = eachRun ? i : deltas.at(i)[QLatin1String("other")].toInt();
+        const int colourIndex = eachRun ? (i == baseline ? 7 : i - (i > baseline ? 1 : 0)) : i;
+        bars->setName(eachRun && i == baseline ? QStringLiteral("%1 (baseline)").arg(compareRunName(compare, run))
+                                               : compareRunName(compare, run));
+        const QColor colour = seriesColor(colourIndex);
         bars->setPen(QPen(colour.darker(130)));
         bars->setBrush(colour);
-        bars->setWidth(0.8 / std::max<qsizetype>(1, deltas.size()));
+        bars->setWidth(0.8 / std::max(1, series));
         bars->setBarsGroup(group);
         for (int k = 0; k < keys.size(); ++k) {
             const double v = compareBarValue(compare, i, keys.at(k), unit);
@@ -153,13 +173,18 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
             }
         }
     }
-    plot->yAxis->setRange(extent > 0 ? -extent * 1.15 : -1.0, extent > 0 ? extent * 1.15 : 1.0);
+    if (eachRun)
+        plot->yAxis->setRange(0.0, extent > 0 ? extent * 1.15 : 1.0);
+    else
+        plot->yAxis->setRange(extent > 0 ? -extent * 1.15 : -1.0, extent > 0 ? extent * 1.15 : 1.0);
     auto *zero = new QCPItemStraightLine(plot);
     zero->point1->setCoords(0, 0);
     zero->point2->setCoords(1, 0);
     zero->setPen(QPen(palette.color(QPalette::Text), 1));
+    // Room right of the axis for the last rotated tick label ("Unattributed" was cut off).
+    plot->axisRect()->setMinimumMargins(QMargins(0, 0, 48, 0));
     placeLegendAbove(plot, palette);
-    plot->legend->setVisible(!deltas.isEmpty());
+    plot->legend->setVisible(series > 0);
 }
 
 void placeLegendAbove(QCustomPlot *plot, const QPalette &palette)
@@ -172,6 +197,8 @@ void placeLegendAbove(QCustomPlot *plot, const QPalette &palette)
         plot->plotLayout()->setRowStretchFactor(0, 0.001);
         plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
         plot->legend->setBorderPen(Qt::NoPen);
+        // An empty legend's maximum width would otherwise cap the axis rect's column.
+        plot->legend->setMaximumSize(100000, QWIDGETSIZE_MAX);
     }
     plot->legend->setBrush(palette.color(QPalette::Base));
     plot->legend->setTextColor(palette.color(QPalette::Text));
@@ -212,16 +239,21 @@ std::vector<QStringList> compareTelemetryRows(const QJsonObject &compare)
     for (int i = 0; i < runs.size(); ++i) {
         const QJsonObject r = runs.at(i).toObject();
         const QJsonObject m = r[QLatin1String("metrics")].toObject();
-        const QJsonObject a = r[QLatin1String("aggregates")].toObject();
+        const QJsonObject q = r[QLatin1String("quantities")].toObject();
+        // One value per quantity: the report's quantities (null = unknown, "—"), never the seed
+        // schema's 0 for a run without telemetry.
+        const auto value = [&](const char *key) { return q[QLatin1String(key)][QLatin1String("value")]; };
         const auto pct = [](double v) { return formatPercent(v); };
         const auto gb = [](double v) { return formatGb(v); };
+        const QJsonValue peak = value("hbm_peak_gb");
         rows.push_back({compareRunName(compare, i) + (i == baseline ? QStringLiteral(" (baseline)") : QString()),
-                        maybeNumber(a[QLatin1String("step_time_seconds")], [](double v) { return formatSeconds(v); }),
-                        maybeNumber(m[QLatin1String("gpu_util_pct")], pct),
-                        maybeNumber(a[QLatin1String("host_busy_fraction")], [](double v) { return formatNumber(v, 2); }),
-                        maybeNumber(m[QLatin1String("hbm_peak_gb")], gb), maybeNumber(m[QLatin1String("hbm_avg_gb")], gb),
-                        maybeNumber(m[QLatin1String("tokens_per_sec")], [](double v) { return formatNumber(v, 0); }),
-                        maybeNumber(m[QLatin1String("mfu_pct")], pct)});
+                        maybeNumber(value("step_time_s"), [](double v) { return formatSeconds(v); }),
+                        maybeNumber(value("gpu_util_pct"), pct),
+                        maybeNumber(value("host_busy_fraction"), [](double v) { return formatNumber(v, 2); }),
+                        maybeNumber(peak, gb),
+                        peak.isDouble() ? maybeNumber(m[QLatin1String("hbm_avg_gb")], gb) : QStringLiteral("—"),
+                        maybeNumber(value("tokens_per_sec"), [](double v) { return formatNumber(v, 0); }),
+                        maybeNumber(value("mfu_pct"), pct)});
     }
     return rows;
 }
@@ -279,17 +311,18 @@ QImage renderCompareImage(const QJsonObject &compare, double dpr)
                         exportFont(14)) + 12;
     p.setPen(palette.color(QPalette::Text));
 
-    const int half = (width - margin) / 2;
+    // Each run's own buckets, then the deltas in both units.
+    const int third = (width - 2 * margin) / 3;
     int x = margin;
-    for (DeltaUnit unit : {DeltaUnit::SecondsPerStep, DeltaUnit::ShareOfStep}) {
+    for (DeltaUnit unit : {DeltaUnit::EachRunSecondsPerStep, DeltaUnit::SecondsPerStep, DeltaUnit::ShareOfStep}) {
         QCustomPlot plot;
         plot.setPalette(palette);
         plot.setFont(exportFont(12));
-        plot.resize(half, chartHeight);
+        plot.resize(third, chartHeight);
         drawCompareDeltaPlot(&plot, compare, unit, palette);
-        const QPixmap pixmap = plot.toPixmap(half, chartHeight, dpr);
-        p.drawPixmap(QRectF(x, y, half, chartHeight), pixmap, QRectF(pixmap.rect()));
-        x += half + margin;
+        const QPixmap pixmap = plot.toPixmap(third, chartHeight, dpr);
+        p.drawPixmap(QRectF(x, y, third, chartHeight), pixmap, QRectF(pixmap.rect()));
+        x += third + margin;
     }
     y += chartHeight + 20;
 

@@ -69,6 +69,9 @@ CompareView::CompareView(WorkbenchSession *session, QWidget *parent)
     m_runList->setToolTip(tr("Tick the runs to compare; they share the thresholds of the Thresholds panel"));
     m_unitBox->addItem(tr("Seconds per step"), int(DeltaUnit::SecondsPerStep));
     m_unitBox->addItem(tr("Share of step"), int(DeltaUnit::ShareOfStep));
+    m_unitBox->addItem(tr("Each run (s/step)"), int(DeltaUnit::EachRunSecondsPerStep));
+    m_unitBox->setToolTip(tr("Δ against the baseline in seconds per step or in share of the step, or every run's "
+                             "own buckets side by side; an unknown bucket has no bar"));
     m_baselineBox->setToolTip(tr("Every other run is compared against this one"));
     m_summary->setWordWrap(true);
     m_summary->setForegroundRole(QPalette::PlaceholderText);
@@ -256,10 +259,12 @@ void CompareView::redraw()
         m_summary->setText(tr("Open two or more runs (Add Runs…, or File ▸ Compare With…) and tick them to compare "
                               "them under the same thresholds."));
     else
-        m_summary->setText(tr("%1 runs against %2; every threshold change recomputes them all. Bars: other − "
-                              "baseline per bucket.")
+        m_summary->setText(tr("%1 runs against %2; every threshold change recomputes them all. Bars: %3; no bar "
+                              "where a bucket is unknown in a run.")
                                .arg(m_compared.size())
-                               .arg(m_compared[std::size_t(m_baseline)]->runName));
+                               .arg(m_compared[std::size_t(m_baseline)]->runName,
+                                    unit() == DeltaUnit::EachRunSecondsPerStep ? tr("each run's own seconds per step")
+                                                                               : tr("other − baseline per bucket")));
 }
 
 double CompareView::drawnBarValue(int deltaIndex, const QString &key) const

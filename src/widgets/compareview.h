@@ -52,8 +52,8 @@ public:
     /// Ticks or unticks the session's run `row`.
     void setRunChecked(int row, bool checked);
     DeltaUnit unit() const;
-    /// The bar of delta `deltaIndex` (compareDeltaList order) at budget key `key`, as drawn
-    /// (NaN where no bar is drawn).
+    /// The bar of delta `deltaIndex` (compareDeltaList order; with EachRunSecondsPerStep the
+    /// run's index) at budget key `key`, as drawn (NaN where no bar is drawn).
     double drawnBarValue(int deltaIndex, const QString &key) const;
     /// The command that reproduces result() (`goblin-workbench compare …`).
     QStringList command() const;

@@ -15,6 +15,7 @@
 #include <QGraphicsScene>
 #include <QPainter>
 #include <cmath>
+#include <functional>
 
 namespace goblin {
 
@@ -31,31 +32,58 @@ QFont pixelFont(int pixelSize, bool bold = false)
     return font;
 }
 
+/// The texts painted so far, in painting order (renderDashboardImage's `painted`); nullptr: none kept.
+thread_local QStringList *t_painted = nullptr;
+
 /// Draws `text` in `rect` with `font`, elided to the width; returns the height used.
 int drawLine(QPainter &p, const QRect &rect, const QString &text, const QFont &font,
              Qt::Alignment align = Qt::AlignLeft, Qt::TextElideMode elide = Qt::ElideRight)
 {
     p.setFont(font);
     const QFontMetrics fm(font);
-    p.drawText(rect.x(), rect.y(), rect.width(), fm.height(), int(align | Qt::AlignVCenter),
-               fm.elidedText(text, elide, rect.width()));
+    const QString shown = fm.elidedText(text, elide, rect.width());
+    p.drawText(rect.x(), rect.y(), rect.width(), fm.height(), int(align | Qt::AlignVCenter), shown);
+    if (t_painted && !shown.isEmpty())
+        t_painted->append(shown);
     return fm.height();
 }
 
-void paintBudgetChart(QPainter &p, const QRect &target, HeuristicsProfile profile, const RunMetrics &metrics,
-                      const QPalette &palette)
+/// Draws `text` word-wrapped in `width` from `top`; returns the height used.
+int drawWrapped(QPainter &p, int x, int top, int width, const QString &text, const QFont &font)
+{
+    p.setFont(font);
+    const QRect used = QFontMetrics(font).boundingRect(QRect(x, top, width, 10000), Qt::TextWordWrap, text);
+    p.drawText(QRect(x, top, width, used.height()), int(Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap), text);
+    if (t_painted && !text.isEmpty())
+        t_painted->append(text);
+    return used.height();
+}
+
+/// A quantity for reading: its value in `format`, or "—" when unknown.
+QString quantityText(const Quantity &q, const std::function<QString(double)> &format)
+{
+    return q.value ? format(*q.value) : QStringLiteral("—");
+}
+
+/// The note under a quantity: its scope and source, or why it is unknown.
+QString quantityNote(const Quantity &q)
+{
+    if (!q.value)
+        return QStringLiteral("unknown: %1").arg(q.source);
+    return q.scope.isEmpty() ? q.source : QStringLiteral("%1 — %2").arg(q.scope, q.source);
+}
+
+void paintBudgetChart(QPainter &p, const QRect &target, const Derived &derived, const QPalette &palette)
 {
     WasteBudgetModel model;  // declared before the scene, so it outlives the chart that views it
-    model.setResult(metrics.wasteBudget, profile);
+    model.setDerived(&derived);
+    model.setResult(derived.metrics.wasteBudget, derived.profile);
     QGraphicsScene scene;
     auto *chart = new BudgetChart;  // owned by the scene
     scene.addItem(chart);
     chart->applyPalette(palette);
     chart->setTitleFont(pixelFont(16, true));
-    for (QAbstractAxis *axis : chart->axes()) {
-        axis->setLabelsFont(pixelFont(12));
-        axis->setTitleFont(pixelFont(12));
-    }
+    chart->setAxisFonts(pixelFont(12), pixelFont(12));
     chart->setModel(&model);
     chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
     if (chart->layout())
@@ -64,7 +92,7 @@ void paintBudgetChart(QPainter &p, const QRect &target, HeuristicsProfile profil
     scene.render(&p, QRectF(target), scene.sceneRect());
 }
 
-void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, const ProfileAnalysis &analysis,
+void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, const Derived &derived,
                     const Thresholds &thresholds, const QPalette &palette, double dpr)
 {
     TelemetryPlot plot;
@@ -73,7 +101,10 @@ void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, co
     plot.setInteractiveHints(false);
     plot.resize(target.size());
     plot.setTelemetry(&run.smi);
-    plot.setRunLevels(analysis.budgetInputs.gpuUtilPct, analysis.budgetInputs.hbmPeakGb);
+    // The run's quantities, as the window's levels: no line where nothing measured utilisation.
+    const Quantity &util = derived.quantities[QuantityKey::GpuUtilPct];
+    plot.setRunLevels(util.value ? *util.value : double(NAN), derived.quantities[QuantityKey::HbmPeakGb].value,
+                      util.value ? util.scope : QString());
     plot.setThresholds(thresholds.gpuUtilBelowPct, thresholds.hbmTargetPct, thresholds.hbmCapacityGb);
     const QPixmap pixmap = plot.toPixmap(target.width(), target.height(), dpr);
     p.drawPixmap(QRectF(target), pixmap, QRectF(pixmap.rect()));
@@ -82,20 +113,28 @@ void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, co
 } // namespace
 
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                            double dpr)
+                            double dpr, QStringList *painted)
 {
-    return renderDashboardImage(run, deriveResults(run, profile, thresholds), dpr);
+    return renderDashboardImage(run, deriveResults(run, profile, thresholds), dpr, painted);
 }
 
-QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, double dpr)
+QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, double dpr, QStringList *painted)
 {
+    // Every text drawn below is also kept in `painted` (tests compare what the image says).
+    struct Recorder {
+        explicit Recorder(QStringList *out) : previous(t_painted) { t_painted = out; }
+        ~Recorder() { t_painted = previous; }
+        QStringList *previous;
+    } recorder(painted);
+
     const HeuristicsProfile profile = derived.profile;
     const Thresholds &thresholds = derived.thresholds;
     const RunMetrics &metrics = derived.metrics;
     const QPalette palette = exportPalette();
     const ProfileAnalysis &analysis = run.profile(profile);
-    const BudgetInputs &in = analysis.budgetInputs;
     const WasteBudget &budget = metrics.wasteBudget;
+    const Quantities &q = derived.quantities;
+    const QString stepText = dashboardStepTimeText(derived);
 
     const QSize logical = kDashboardLogicalSize;
     QImage image(logical * dpr, QImage::Format_ARGB32_Premultiplied);
@@ -107,19 +146,22 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     p.setRenderHint(QPainter::TextAntialiasing);
     p.setPen(palette.color(QPalette::Text));
 
-    // Header: run name, where it came from, the profile and the verdict.
+    // Header: run name, the profile, the step time (the Run section's, with its scope), where it
+    // came from, and the verdict with the run's caveat.
     const int width = logical.width() - 2 * kMargin;
     int y = kMargin;
     y += drawLine(p, QRect(kMargin, y, width, 0), QStringLiteral("Goblin Workbench — %1").arg(run.runName),
                   pixelFont(26, true));
     p.setPen(palette.color(QPalette::PlaceholderText));
     y += drawLine(p, QRect(kMargin, y + 2, width, 0),
-                  QStringLiteral("%1   ·   %2 profile   ·   step time %3   ·   %4 steps")
-                      .arg(run.runDir, profileName(profile), formatSeconds(budget.terms.stepS))
-                      .arg(metrics.steps),
-                  pixelFont(14), Qt::AlignLeft, Qt::ElideMiddle) + 8;
+                  QStringLiteral("%1 profile   ·   step time %2   ·   %3 steps   ·   %4")
+                      .arg(profileName(profile), stepText)
+                      .arg(metrics.steps)
+                      .arg(run.runDir),
+                  pixelFont(14)) + 8;
     p.setPen(palette.color(QPalette::Text));
-    y += drawLine(p, QRect(kMargin, y, width, 0), runVerdict(derived), pixelFont(16, true)) + 12;
+    // Two lines at most: the caveat and the verdict must both be read, not elided.
+    y += drawWrapped(p, kMargin, y, width, runVerdict(derived), pixelFont(16, true)) + 10;
 
     // Left column: budget chart over telemetry. Right column: numbers.
     const int rightWidth = 520;
@@ -129,22 +171,28 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     const int commandHeight = heightOfCommandFooter(width, command);
     const int bottom = logical.height() - kMargin - 18 - commandHeight - 6;
     const int chartHeight = 360;
-    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), profile, metrics, palette);
+    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), derived, palette);
     paintTelemetry(p, QRect(kMargin, y + chartHeight + 12, leftWidth, bottom - (y + chartHeight + 12)), run,
-                   analysis, thresholds, palette, dpr);
+                   derived, thresholds, palette, dpr);
 
     const int x = kMargin + leftWidth + kMargin;
     int ry = y;
     const QFont heading = pixelFont(16, true);
     const QFont body = pixelFont(13);
+    const QFont bold = pixelFont(13, true);
     const QFontMetrics bodyMetrics(body);
     const int numberWidth = 90;
+    const int markWidth = 26;
     const auto row = [&](const QString &label, const QString &value, const QString &extra = QString(),
-                         int indent = 0) {
-        // Two number columns (value, share) or one wide value column flush right.
+                         int indent = 0, const QString &mark = QString()) {
+        // Two number columns (value, share) or one wide value column flush right; the state mark
+        // in a narrow column before the value.
         const int valueWidth = extra.isEmpty() ? 2 * numberWidth + 40 : numberWidth;
         const int valueRight = extra.isEmpty() ? rightWidth : rightWidth - numberWidth;
-        drawLine(p, QRect(x + indent, ry, valueRight - valueWidth - indent, 0), label, body);
+        const int labelRight = valueRight - valueWidth - (mark.isEmpty() ? 0 : markWidth);
+        drawLine(p, QRect(x + indent, ry, labelRight - indent, 0), label, body);
+        if (!mark.isEmpty())
+            drawLine(p, QRect(x + labelRight, ry, markWidth, 0), mark, bold, Qt::AlignHCenter);
         drawLine(p, QRect(x + valueRight - valueWidth, ry, valueWidth, 0), value, body, Qt::AlignRight);
         if (!extra.isEmpty())
             drawLine(p, QRect(x + rightWidth - numberWidth, ry, numberWidth, 0), extra, body, Qt::AlignRight);
@@ -159,20 +207,28 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
 
     ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Waste budget per step"), heading) + 4;
     rule();
-    for (int i = 0; i <= kStepTimeRow; ++i) {
+    for (int i = 0; i < kStepTimeRow; ++i) {
         if (i == kUnattributedRow && !budget.hasUnattributed())
             continue;
+        const bool unknown = budget.state(i) == ValueState::Unknown;
         const double seconds = budgetRowSeconds(budget, i);
         const double pct = budget.terms.stepS > 0.0 ? 100.0 * seconds / budget.terms.stepS : 0.0;
-        if (i == kStepTimeRow)
-            rule();
-        if (i < kStepTimeRow)
-            p.fillRect(QRect(x, ry + bodyMetrics.height() / 2 - 5, 10, 10),
-                       i == kUnattributedRow ? QBrush(bucketColor(i, palette), Qt::BDiagPattern)
-                                             : QBrush(bucketColor(i, palette)));
-        row(budgetRowLabel(i), formatSeconds(seconds), formatPercent(pct), 16);
+        p.fillRect(QRect(x, ry + bodyMetrics.height() / 2 - 5, 10, 10),
+                   i == kUnattributedRow ? QBrush(bucketColor(i, palette), Qt::BDiagPattern)
+                                         : QBrush(bucketColor(i, palette)));
+        row(budgetRowLabel(i), formatBucketSeconds(budget, i), unknown ? QStringLiteral("—") : formatPercent(pct), 16,
+            valueStateMark(budget.state(i)));
     }
-    ry += 14;
+    rule();
+    const Quantity &step = q[QuantityKey::StepTimeS];
+    row(budgetRowLabel(kStepTimeRow), step.value ? formatSeconds(*step.value) : QStringLiteral("—"),
+        step.value ? formatPercent(100.0) : QStringLiteral("—"), 16, valueStateMark(step.state));
+    p.setPen(palette.color(QPalette::PlaceholderText));
+    ry += drawLine(p, QRect(x, ry, rightWidth, 0),
+                   QStringLiteral("M measured · E estimated (heuristic or stand-in) · ? unknown, shown as —"),
+                   pixelFont(11)) + 2;
+    p.setPen(palette.color(QPalette::Text));
+    ry += 10;
 
     ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Top kernels (% of GPU time)"), heading) + 4;
     rule();
@@ -199,28 +255,19 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     row(QStringLiteral("Steps"), QString::number(metrics.steps));
     ry += 14;
 
-    // What the budget was computed from, with where each number came from.
+    // What the budget was computed from: the run's quantities (the report's `quantities`), each
+    // with its state mark, value, scope and source; "—" and the reason where unknown.
     ry += drawLine(p, QRect(x, ry, rightWidth, 0), QStringLiteral("Run"), heading) + 4;
     rule();
     const QFont note = pixelFont(11);
-    const auto sourced = [&](const QString &label, const QString &value, const QString &source) {
-        row(label, value);
-        if (!source.isEmpty()) {
+    for (const DashboardRunLine &line : dashboardRunLines(derived)) {
+        row(line.label, line.value, QString(), 0, line.mark);
+        if (!line.note.isEmpty()) {
             p.setPen(palette.color(QPalette::PlaceholderText));
-            ry += drawLine(p, QRect(x + 16, ry - 2, rightWidth - 16, 0), source, note) + 2;
+            ry += drawLine(p, QRect(x + 16, ry - 2, rightWidth - 16, 0), line.note, note) + 2;
             p.setPen(palette.color(QPalette::Text));
         }
-    };
-    sourced(QStringLiteral("Step time"), formatSeconds(analysis.stepTimeS), analysis.stepTimeSource);
-    if (budget.hasUnattributed())
-        sourced(QStringLiteral("GPU utilisation"), QStringLiteral("not measured"),
-                QStringLiteral("no telemetry and no kernel timeline in this run"));
-    else
-        sourced(QStringLiteral("GPU utilisation"), formatPercent(in.gpuUtilPct), analysis.gpuUtilSource);
-    sourced(QStringLiteral("Host busy"), formatNumber(in.hostBusyFraction, 2), analysis.hostBusySource);
-    row(QStringLiteral("HBM peak"), in.hbmPeakGb ? formatGb(*in.hbmPeakGb) : QStringLiteral("—"));
-    row(QStringLiteral("Tokens per second"), formatNumber(analysis.tokensPerSec, 0));
-    row(QStringLiteral("MFU"), formatPercent(analysis.mfuPct));
+    }
     int warnings = 0;
     for (const Diagnostic &d : run.diagnostics)
         warnings += d.severity != Severity::Info ? 1 : 0;
@@ -230,11 +277,44 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     p.setPen(palette.color(QPalette::PlaceholderText));
     drawCommandFooter(p, kMargin, logical.height() - kMargin - 4 - commandHeight - 4, width, command);
     drawLine(p, QRect(kMargin, logical.height() - kMargin - 4, width, 0),
-             QStringLiteral("Generated by %1. Budget buckets are heuristics, not measurements.").arg(
-                 QStringLiteral("goblin-workbench")),
+             QStringLiteral("Generated by goblin-workbench. %1")
+                 .arg(profile == HeuristicsProfile::Reference ? QStringLiteral("Budget: the gpu-goblin reference's formulas.")
+                      : derived.budgetMeasured ? QStringLiteral("Budget measured on the GPU timeline; E marks estimates.")
+                                               : QStringLiteral("No GPU timeline covers the steps: the buckets are "
+                                                                "estimates from the seed's formulas.")),
              pixelFont(11));
     p.end();
     return image;
+}
+
+QString dashboardStepTimeText(const Derived &derived)
+{
+    const Quantity &step = derived.quantities[QuantityKey::StepTimeS];
+    if (!step.value)
+        return QStringLiteral("—");
+    return step.scope.isEmpty() ? formatSeconds(*step.value)
+                                : QStringLiteral("%1 (%2)").arg(formatSeconds(*step.value), step.scope);
+}
+
+std::vector<DashboardRunLine> dashboardRunLines(const Derived &derived)
+{
+    const Quantities &q = derived.quantities;
+    const auto line = [&](QuantityKey key, const std::function<QString(double)> &format) {
+        const Quantity &x = q[key];
+        return DashboardRunLine{Quantities::label(key), quantityText(x, format), valueStateMark(x.state), quantityNote(x)};
+    };
+    std::vector<DashboardRunLine> lines;
+    // The step time exactly as the header prints it: one value per quantity.
+    DashboardRunLine step = line(QuantityKey::StepTimeS, [](double v) { return formatSeconds(v); });
+    step.value = q[QuantityKey::StepTimeS].value ? formatSeconds(*q[QuantityKey::StepTimeS].value) : QStringLiteral("—");
+    lines.push_back(step);
+    lines.push_back(line(QuantityKey::GpuUtilPct, [](double v) { return formatPercent(v); }));
+    lines.push_back(line(QuantityKey::HostBusyFraction, [](double v) { return formatNumber(v, 2); }));
+    lines.push_back(line(QuantityKey::HbmPeakGb, [](double v) { return formatGb(v); }));
+    lines.push_back(line(QuantityKey::HbmCapacityGb, [](double v) { return formatGb(v); }));
+    lines.push_back(line(QuantityKey::TokensPerSec, [](double v) { return formatNumber(v, 0); }));
+    lines.push_back(line(QuantityKey::MfuPct, [](double v) { return formatPercent(v); }));
+    return lines;
 }
 
 bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,

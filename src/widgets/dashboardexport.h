@@ -7,6 +7,8 @@
 #include <QImage>
 #include <QSize>
 #include <QString>
+#include <QStringList>
+#include <vector>
 
 namespace goblin {
 
@@ -16,12 +18,25 @@ inline constexpr double kDashboardPixelRatio = 2.0;
 
 /// Paints the dashboard of `run` for what `derived` holds (the window's live results; nothing is
 /// recomputed) in the light palette, whatever the desktop theme. Needs a QGuiApplication
-/// (QApplication for the chart widgets).
+/// (QApplication for the chart widgets). `painted`, when given, receives every text line painted
+/// outside the charts, in painting order, as drawn (elided where it was).
 QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived,
-                            double devicePixelRatio = kDashboardPixelRatio);
+                            double devicePixelRatio = kDashboardPixelRatio, QStringList *painted = nullptr);
 /// The same with deriveResults(run, profile, thresholds).
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                            double devicePixelRatio = kDashboardPixelRatio);
+                            double devicePixelRatio = kDashboardPixelRatio, QStringList *painted = nullptr);
+
+/// The step time the header prints: the run's StepTimeS quantity with its scope, or "—".
+QString dashboardStepTimeText(const Derived &derived);
+
+/// One line of the image's "Run" section: a quantity's label, value ("—" when unknown), state
+/// mark and the note under it (scope and source, or why it is unknown).
+struct DashboardRunLine {
+    QString label, value, mark, note;
+};
+/// The Run section: step time (the header's number), GPU utilisation, host busy, HBM peak and
+/// capacity, tokens/s and MFU, from derived.quantities.
+std::vector<DashboardRunLine> dashboardRunLines(const Derived &derived);
 
 /// renderDashboardImage() at 2× written atomically (QSaveFile) as PNG. On failure returns false
 /// and sets `error` to a message naming `path` and the reason.

@@ -41,8 +41,10 @@ QColor bucketColor(int index, const QPalette &palette)
     if (index >= 0 && index < WasteBudget::BucketCount)
         return colors[index];
     if (index == WasteBudget::BucketCount)
-        return QColor(0x99, 0x99, 0x99);  // not measured: grey (drawn hatched)
-    return palette.color(QPalette::Dark);
+        return QColor(0x99, 0x99, 0x99);  // unattributed: grey (drawn hatched)
+    // The step time: a neutral grey that stands out from the background (a dark palette's Dark
+    // is nearly its Base, which hid the bar).
+    return isDarkPalette(palette) ? QColor(0x8a, 0x8a, 0x8a) : palette.color(QPalette::Dark);
 }
 
 QColor seriesColor(int index)

@@ -4,6 +4,7 @@
 #include "formatting.h"
 #include "liveanalysis.h"
 #include "plotstyle.h"
+#include "wastebudgetmodel.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -133,14 +134,29 @@ QString StepStrip::toolTipForStep(int index) const
                  .arg(s.name)
                  .arg(s.index)
                  .arg(formatSeconds(s.durationS), formatSeconds(s.startS));
-    lines << tr("GPU util %1%2, host busy %3%4")
-                 .arg(formatPercent(s.inputs.gpuUtilPct), s.utilMeasured ? QString() : tr(" (the run's)"))
-                 .arg(formatNumber(s.inputs.hostBusyFraction, 2), s.hostBusyMeasured ? QString() : tr(" (the run's)"));
+    // The step's own values where measured, else the run's (so labelled), "—" where nothing measured them.
+    const Quantities &q = m_live->derived().quantities;
+    const auto runs = [&](QuantityKey key, const QString &text) {
+        return q[key].value ? tr("%1 (the run's)").arg(text) : QStringLiteral("—");
+    };
+    const bool measured = b.terms.measured;
+    const QString util = measured          ? formatPercent(b.terms.gpuUtilPct)
+                         : s.utilMeasured ? formatPercent(s.inputs.gpuUtilPct)
+                                          : runs(QuantityKey::GpuUtilPct, formatPercent(s.inputs.gpuUtilPct));
+    const QString host = measured               ? (b.terms.hostKnown ? formatNumber(b.terms.hostBusy, 2) : QStringLiteral("—"))
+                         : s.hostBusyMeasured ? formatNumber(s.inputs.hostBusyFraction, 2)
+                                              : runs(QuantityKey::HostBusyFraction, formatNumber(s.inputs.hostBusyFraction, 2));
+    lines << tr("GPU util %1, host busy %2").arg(util, host);
     for (int row = 0; row < kBudgetRows; ++row) {
         const double v = budgetRowSeconds(b, row);
-        if (v > 0.0)
-            lines << QStringLiteral("  %1: %2").arg(budgetRowLabel(row), formatSeconds(v));
+        if (b.state(row) == ValueState::Unknown)
+            lines << QStringLiteral("  %1: — [?]").arg(budgetRowLabel(row));
+        else if (v > 0.0)
+            lines << QStringLiteral("  %1: %2 [%3]").arg(budgetRowLabel(row), formatSeconds(v), valueStateMark(b.state(row)));
     }
+    if (s.partial)
+        lines << tr("Partial step (shorter than a fifth of the others' mean: where the profiler stopped): shown, "
+                    "left out of the run's mean step and budget");
     if (series->outlier[std::size_t(index)])
         lines << tr("Outlier: %1").arg(series->outlierReason[std::size_t(index)]);
     lines << (m_live->selectedStep() == index ? tr("Click again for the run mean") : tr("Click to show this step"));
@@ -162,11 +178,51 @@ void StepStrip::mousePressEvent(QMouseEvent *event)
     event->accept();
 }
 
+QString StepStrip::titleText() const
+{
+    const StepSeries *series = m_live->steps();
+    if (!series || series->empty())
+        return {};
+    const int n = series->size();
+    // The median is the outlier rule's, over every step shown; the budget's step time is the run's
+    // StepTimeS quantity (a mean, partial last step left out): both are labelled, so they may differ.
+    const Quantity &step = m_live->derived().quantities[QuantityKey::StepTimeS];
+    const QString budget = step.value ? tr("budget step %1 (%2)").arg(formatSeconds(*step.value), step.scope)
+                                      : tr("budget step —");
+    return tr("%1 steps · median %2 (of all %1) · %3 · outlier beyond %4")
+        .arg(n)
+        .arg(formatSeconds(series->rule.medianS), budget, formatSeconds(series->rule.limitS));
+}
+
+QString StepStrip::titleToolTip() const
+{
+    const StepSeries *series = m_live->steps();
+    if (!series || series->empty())
+        return {};
+    const Quantity &step = m_live->derived().quantities[QuantityKey::StepTimeS];
+    int partial = 0;
+    for (const StepInputs &s : series->steps)
+        partial += s.partial ? 1 : 0;
+    QStringList lines;
+    lines << tr("Median: the middle of the %n step duration(s) drawn, the outlier rule's centre; a step longer than "
+                "median + 3 × scaled MAD is an outlier (marked ▼).",
+                nullptr, series->size());
+    lines << (step.value ? tr("Budget step time: %1 — %2 (%3), the number the budget, the report and the PNG use.")
+                               .arg(formatSeconds(*step.value), step.source, step.scope)
+                         : tr("Budget step time: unknown — %1").arg(step.source));
+    if (partial > 0)
+        lines << tr("The hatched, dimmed bar is a partial last step: drawn, but left out of the budget's mean.");
+    lines << tr("A median and a mean of different steps need not agree.");
+    return lines.join(QLatin1Char('\n'));
+}
+
 bool StepStrip::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipForStep(stepAt(help->pos()));
+        // Over the title line: why the median and the budget's step differ; else the step's.
+        const bool overTitle = help->pos().y() < fontMetrics().height() * 1.1 && help->pos().x() >= plotArea().left();
+        const QString text = overTitle ? titleToolTip() : toolTipForStep(stepAt(help->pos()));
         if (text.isEmpty())
             QToolTip::hideText();
         else
@@ -199,10 +255,8 @@ void StepStrip::paintEvent(QPaintEvent *)
     const double slot = area.width() / n;
     const int selected = m_live->selectedStep();
 
-    // Title: what the bars are, and the rule's numbers.
-    QString title = tr("%1 steps · median %2 · outlier beyond %3 (median + 3 × scaled MAD)")
-                        .arg(n)
-                        .arg(formatSeconds(series->rule.medianS), formatSeconds(series->rule.limitS));
+    // Title: what the bars are, the rule's numbers and the budget's step, each labelled with its scope.
+    QString title = titleText();
     if (selected >= 0 && selected < n) {
         const StepInputs &s = series->steps[std::size_t(selected)];
         title = tr("Showing %1: %2%3 · click it again or All steps for the run mean")
@@ -210,7 +264,8 @@ void StepStrip::paintEvent(QPaintEvent *)
                          series->outlier[std::size_t(selected)] ? tr(", outlier") : QString());
         p.setPen(pal.color(QPalette::Text));
     }
-    p.drawText(QRectF(area.left(), 0, area.width(), fm.height() * 1.1), Qt::AlignLeft | Qt::AlignVCenter, title);
+    p.drawText(QRectF(area.left(), 0, area.width(), fm.height() * 1.1), Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(title, Qt::ElideRight, int(area.width())));
 
     if (selected >= 0 && selected < n) {
         QColor hl = pal.color(QPalette::Highlight);
@@ -239,6 +294,16 @@ void StepStrip::paintEvent(QPaintEvent *)
         }
         if (sum <= 0.0)
             p.fillRect(bar, pal.color(QPalette::Mid));
+        if (series->steps[std::size_t(i)].partial) {
+            // Dimmed and hatched: drawn, but out of the run's mean (tooltip says so).
+            QColor veil = pal.color(QPalette::Window);
+            veil.setAlpha(150);
+            p.fillRect(bar, veil);
+            p.fillRect(bar, QBrush(pal.color(QPalette::WindowText), Qt::BDiagPattern));
+            p.setPen(QPen(pal.color(QPalette::WindowText), 1, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(bar);
+        }
         if (series->outlier[std::size_t(i)]) {
             // Marked twice: an outline and a triangle above the bar, readable without colour.
             const QColor warn = thresholdColor(pal);

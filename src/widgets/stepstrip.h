@@ -2,7 +2,8 @@
 /// \file The step strip (issue 14, item 1): one bar per profiled step, as tall as the step is
 /// long and stacked by that step's own budget, outliers marked. Clicking a step shows it on the
 /// whole dashboard (LiveAnalysis::setSelectedStep); clicking it again or "All steps" returns to
-/// the run mean. The bars follow the thresholds live.
+/// the run mean. The bars follow the thresholds live. A partial last step (StepInputs::partial)
+/// is drawn dimmed and hatched: it is out of the run's mean.
 
 #include <QWidget>
 
@@ -23,8 +24,12 @@ public:
     QRectF barRect(int index) const;
     /// The step under a widget position, or -1.
     int stepAt(const QPointF &pos) const;
-    /// What the tooltip says for a step: name, duration, budget, outlier reason.
+    /// What the tooltip says for a step: name, duration, budget, partial, outlier reason.
     QString toolTipForStep(int index) const;
+    /// The title line (run mean shown): step count, the median (of all steps drawn) and the
+    /// budget's step time with its scope, each labelled; and its tooltip saying why they differ.
+    QString titleText() const;
+    QString titleToolTip() const;
     QPushButton *allStepsButton() const { return m_all; }
     /// The bars' area (right of the button).
     QRectF plotArea() const;

@@ -228,7 +228,7 @@ SweepChart::SweepChart(WorkbenchSession *session, QWidget *parent)
     m_box->setToolTip(tr("The threshold to sweep over its whole range"));
     m_summary->setWordWrap(true);
     m_summary->setForegroundRole(QPalette::PlaceholderText);
-    m_plot->setMinimumHeight(8 * fontMetrics().height());
+    m_plot->setMinimumHeight(6 * fontMetrics().height());  // the window must fit a 1366×768 screen
     m_plot->installEventFilter(this);
     m_plot->setToolTip(tr("Each bucket at every value of the threshold (what 'report' gives there); click or "
                           "drag to set the threshold"));

@@ -4,6 +4,9 @@
 #include "formatting.h"
 #include "plotstyle.h"
 
+#include <QHelpEvent>
+#include <QResizeEvent>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -23,7 +26,7 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setNoAntialiasingOnDrag(true);
-    setMinimumSize(320, 240);
+    setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
 
     plotLayout()->addElement(1, 0, m_hbmRect);
     auto *margins = new QCPMarginGroup(this);
@@ -48,12 +51,21 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     connect(hbmTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), utilTime,
             qOverload<const QCPRange &>(&QCPAxis::setRange));
 
+    // The legend in a row of its own above the panels: inside the util panel it covered the
+    // samples (and a dragged line's label) once the panel is short or the node has eight GPUs.
     legend->setVisible(true);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(4);
-    // Centred: the threshold labels sit at the right edge and the budget-util label at the left,
-    // so a line dragged near the top never slides its label under the legend.
-    m_utilRect->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
+    legend->setWrap(8);
+    m_utilRect->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setMargins(QMargins(4, 1, 4, 1));
+    legend->setRowSpacing(0);
+    legend->setBorderPen(Qt::NoPen);
+    // A column is as narrow as its narrowest element's maximum, and an empty legend's is its
+    // margins: without this, a run without telemetry squeezed both panels into a corner.
+    legend->setMaximumSize(100000, QWIDGETSIZE_MAX);  // below QWIDGETSIZE_MAX even with the margins added
 
     addLayer(QStringLiteral("levels"), layer(QStringLiteral("main")), QCustomPlot::limAbove);
     addLayer(QStringLiteral("thresholds"), layer(QStringLiteral("levels")), QCustomPlot::limAbove);
@@ -190,15 +202,21 @@ void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
     resetZoom();
 }
 
-void TelemetryPlot::setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb)
+void TelemetryPlot::setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb, const QString &utilNote)
 {
     const bool hasUtil = std::isfinite(meanUtilPct);
+    m_meanUtilNote = utilNote;
+    // Unknown: no line, and the label says "—" at the top of the panel (never a 0 % level).
     m_meanUtilLine->setVisible(hasUtil);
-    m_meanUtilLabel->setVisible(hasUtil);
+    m_meanUtilLabel->setVisible(true);
     if (hasUtil) {
         setHorizontal(m_meanUtilLine, meanUtilPct);
         anchorLabel(m_meanUtilLabel, m_utilRect, 0.0, meanUtilPct, Qt::AlignLeft);
+        // The scope in the tooltip: a long label ran under the legend.
         m_meanUtilLabel->setText(tr("budget util %1").arg(formatPercent(meanUtilPct)));
+    } else {
+        anchorLabel(m_meanUtilLabel, m_utilRect, 0.0, kUtilAxisMax, Qt::AlignLeft);
+        m_meanUtilLabel->setText(tr("budget util —"));
     }
     const bool hasPeak = hbmPeakGb && std::isfinite(*hbmPeakGb);
     m_hbmPeakLine->setVisible(hasPeak);
@@ -436,6 +454,50 @@ void TelemetryPlot::keyPressEvent(QKeyEvent *event)
         return;
     }
     QCustomPlot::keyPressEvent(event);
+}
+
+QString TelemetryPlot::meanUtilText() const
+{
+    return m_meanUtilLabel->visible() ? m_meanUtilLabel->text() : QString();
+}
+
+QString TelemetryPlot::meanUtilToolTip() const
+{
+    if (!m_meanUtilLine->visible())
+        return m_meanUtilNote.isEmpty() ? tr("Budget utilisation: unknown (nothing measured it)")
+                                        : tr("Budget utilisation: unknown — %1").arg(m_meanUtilNote);
+    return tr("The utilisation the budget used (%1), dashed; the lines are amd-smi's samples per GPU")
+        .arg(m_meanUtilNote.isEmpty() ? tr("the run") : m_meanUtilNote);
+}
+
+void TelemetryPlot::resizeEvent(QResizeEvent *event)
+{
+    // Short panels (a 1366×768 screen): short axis titles, or the two overlap.
+    const bool compact = event->size().height() < 260;
+    m_utilRect->axis(QCPAxis::atLeft)->setLabel(compact ? tr("util (%)") : tr("GPU utilisation (%)"));
+    m_hbmRect->axis(QCPAxis::atLeft)->setLabel(compact ? tr("HBM (GB)") : tr("HBM used (GB)"));
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
+        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(compact ? 2 : 5);
+    QCustomPlot::resizeEvent(event);
+}
+
+bool TelemetryPlot::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        // Over the budget-util label or its line: what the level covers, or why it is unknown.
+        const QPointF pos = help->pos();
+        const bool overLabel = m_meanUtilLabel->visible() && m_meanUtilLabel->selectTest(pos, false) >= 0
+            && m_meanUtilLabel->selectTest(pos, false) < 4.0;
+        const bool overLine = m_meanUtilLine->visible() && m_meanUtilLine->selectTest(pos, false) >= 0
+            && m_meanUtilLine->selectTest(pos, false) < 4.0;
+        if (overLabel || overLine)
+            QToolTip::showText(help->globalPos(), meanUtilToolTip(), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QCustomPlot::event(event);
 }
 
 void TelemetryPlot::changeEvent(QEvent *event)

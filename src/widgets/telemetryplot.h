@@ -27,7 +27,13 @@ public:
     /// Sets the samples (nullptr clears). Rebuilds the graphs and replots everything.
     void setTelemetry(const SmiTelemetry *telemetry);
     /// The run's levels the budget uses: mean utilisation and HBM peak (dashed reference lines).
-    void setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb);
+    /// NaN utilisation: nothing measured it: no line, the label reads "budget util —". `utilNote`
+    /// is the level's scope (or, when unknown, why), in the label and its tooltip.
+    void setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb, const QString &utilNote = QString());
+    /// The budget-util label as drawn, and its tooltip (tests).
+    QString meanUtilText() const;
+    QString meanUtilToolTip() const;
+    bool meanUtilLineShown() const { return m_meanUtilLine->visible(); }
     /// Moves the threshold lines; only the threshold layer is replotted unless the capacity
     /// (and with it the HBM axis) changed.
     void setThresholds(double gpuUtilBelowPct, double hbmTargetPct, double hbmCapacityGb);
@@ -70,7 +76,9 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    bool event(QEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void createThresholdItems(QCPAxisRect *rect, QCPItemStraightLine *&line, QCPItemRect *&shade,
@@ -97,6 +105,7 @@ private:
     QCPItemText *m_hbmLabel = nullptr;
     QCPItemStraightLine *m_meanUtilLine = nullptr;
     QCPItemText *m_meanUtilLabel = nullptr;
+    QString m_meanUtilNote;
     QCPItemStraightLine *m_hbmPeakLine = nullptr;
     QCPItemText *m_hbmPeakLabel = nullptr;
     QCPItemStraightLine *m_capacityLine = nullptr;

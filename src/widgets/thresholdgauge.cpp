@@ -3,9 +3,11 @@
 #include "formatting.h"
 #include "plotstyle.h"
 
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
@@ -41,10 +43,44 @@ void ThresholdGauge::setDecimals(int decimals)
     update();
 }
 
-void ThresholdGauge::setValue(double value)
+void ThresholdGauge::setValue(double value, const QString &scope, const QString &source)
 {
     m_value = value;
+    m_scope = scope;
+    m_source = source;
     update();
+}
+
+QString ThresholdGauge::valueText() const
+{
+    return std::isfinite(m_value) ? formatNumber(m_value, m_decimals) : QStringLiteral("—");
+}
+
+void ThresholdGauge::setThresholdHelp(const QString &help)
+{
+    m_thresholdHelp = help;
+}
+
+QString ThresholdGauge::toolTipText() const
+{
+    QStringList lines;
+    lines << QStringLiteral("%1: %2").arg(m_title, valueText()) + (m_scope.isEmpty() ? QString()
+                                                                                      : QStringLiteral(" (%1)").arg(m_scope));
+    if (!m_source.isEmpty())
+        lines << (std::isfinite(m_value) ? m_source : tr("unknown: %1").arg(m_source));
+    if (!m_thresholdHelp.isEmpty())
+        lines << m_thresholdHelp;
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool ThresholdGauge::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        QToolTip::showText(help->globalPos(), toolTipText(), this);
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 void ThresholdGauge::setThreshold(double threshold)
@@ -102,14 +138,32 @@ void ThresholdGauge::paintEvent(QPaintEvent *)
     const QColor threshold = thresholdColor(pal);
     const int line = fontMetrics().height();
 
-    // Title and numbers above the scale.
+    // Title and numbers above the scale; the value's scope small after it, elided before the threshold.
+    const QRectF head(r.left(), 0, r.width(), line * 1.4);
+    const QString thresholdText = tr("threshold %1").arg(formatNumber(m_threshold, m_decimals));
+    const QString valueLine = QStringLiteral("%1: %2").arg(m_title, valueText());
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
     p.setPen(text);
-    const QString valueText = std::isnan(m_value) ? tr("no value") : formatNumber(m_value, m_decimals);
-    p.drawText(QRectF(r.left(), 0, r.width(), line * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("%1: %2").arg(m_title, valueText));
+    p.drawText(head, Qt::AlignLeft | Qt::AlignVCenter, valueLine);
+    const double valueW = QFontMetricsF(bold).horizontalAdvance(valueLine);
+    p.setFont(font());
+    const double thresholdW = fontMetrics().horizontalAdvance(thresholdText);
+    if (!m_scope.isEmpty()) {
+        QFont small = font();
+        small.setPointSizeF(small.pointSizeF() * 0.85);
+        p.setFont(small);
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        const double left = r.left() + valueW + line * 0.5;
+        const double room = r.right() - thresholdW - line * 0.5 - left;
+        if (room > line)
+            p.drawText(QRectF(left, 0, room, line * 1.4), Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetricsF(small).elidedText(m_scope, Qt::ElideRight, room));
+        p.setFont(font());
+    }
     p.setPen(threshold);
-    p.drawText(QRectF(r.left(), 0, r.width(), line * 1.4), Qt::AlignRight | Qt::AlignVCenter,
-               tr("threshold %1").arg(formatNumber(m_threshold, m_decimals)));
+    p.drawText(head, Qt::AlignRight | Qt::AlignVCenter, thresholdText);
 
     // Scale background, wasteful side shaded, value bar, threshold line.
     p.setPen(QPen(pal.color(QPalette::Mid), 1));
@@ -121,7 +175,7 @@ void ThresholdGauge::paintEvent(QPaintEvent *)
     const QRectF wasteful = m_wastefulAbove ? QRectF(QPointF(tx, r.top()), r.bottomRight())
                                             : QRectF(r.topLeft(), QPointF(tx, r.bottom()));
     p.fillRect(wasteful, shade);
-    if (!std::isnan(m_value)) {
+    if (std::isfinite(m_value)) {
         const QRectF bar(r.left(), r.top() + r.height() * 0.25, xForValue(m_value) - r.left(), r.height() * 0.5);
         p.fillRect(bar, pal.color(QPalette::Highlight));
     }

@@ -149,6 +149,8 @@ ThresholdPanel::ThresholdPanel(WorkbenchSession *session, QWidget *parent)
         syncRunValues();
         syncProfile();
     });
+    // The quantities follow each recompute (--steps N re-cuts the span the measured values cover).
+    connect(live, &LiveAnalysis::metricsChanged, this, &ThresholdPanel::syncRunValues);
     syncThresholds(live->thresholds());
     syncRunValues();
     syncProfile();
@@ -177,22 +179,41 @@ void ThresholdPanel::syncThresholds(const Thresholds &t)
 
 void ThresholdPanel::syncRunValues()
 {
+    // The run's values beside each threshold are the run's quantities (derived.h): the same numbers
+    // the gauge, the plot and the exports show, "—" where nothing measured them, never 0.
     const LiveAnalysis *live = m_session->live();
     const ProfileAnalysis *analysis = live->analysis();
-    const auto setRunValue = [this](ThresholdField field, const QString &text) {
-        m_rows[std::size_t(field)].runValue->setText(text);
+    const auto setRunValue = [this](ThresholdField field, const QString &text, const QString &toolTip) {
+        QLabel *label = m_rows[std::size_t(field)].runValue;
+        label->setText(text);
+        label->setToolTip(toolTip);
     };
-    for (int i = 0; i < kNumericThresholdFieldCount; ++i)
+    const auto toolTipOf = [](const Quantity &q) {
+        if (!q.value)
+            return tr("unknown: %1").arg(q.source);
+        return q.scope.isEmpty() ? tr("%1: %2").arg(valueStateName(q.state), q.source)
+                                 : tr("%1 (%2): %3").arg(valueStateName(q.state), q.scope, q.source);
+    };
+    for (int i = 0; i < kNumericThresholdFieldCount; ++i) {
         m_rows[std::size_t(i)].runValue->clear();
-    if (analysis) {
-        const BudgetInputs &in = analysis->budgetInputs;
-        setRunValue(ThresholdField::GpuUtilBelow, tr("run: %1").arg(formatPercent(in.gpuUtilPct)));
-        setRunValue(ThresholdField::HostBusyAbove, tr("run: %1").arg(formatNumber(in.hostBusyFraction, 2)));
-        if (in.hbmPeakGb && live->thresholds().hbmCapacityGb > 0.0)
-            setRunValue(ThresholdField::HbmTarget,
-                        tr("run peak: %1").arg(formatPercent(100.0 * *in.hbmPeakGb / live->thresholds().hbmCapacityGb)));
-        else
-            setRunValue(ThresholdField::HbmTarget, tr("no HBM telemetry"));
+        m_rows[std::size_t(i)].runValue->setToolTip(QString());
+    }
+    if (analysis && live->run()) {
+        const Quantities &q = live->derived().quantities;
+        const Quantity &util = q[QuantityKey::GpuUtilPct];
+        const Quantity &host = q[QuantityKey::HostBusyFraction];
+        const Quantity &peak = q[QuantityKey::HbmPeakGb];
+        const QString dash = QStringLiteral("—");
+        setRunValue(ThresholdField::GpuUtilBelow, tr("run: %1").arg(util.value ? formatPercent(*util.value) : dash),
+                    toolTipOf(util));
+        setRunValue(ThresholdField::HostBusyAbove, tr("run: %1").arg(host.value ? formatNumber(*host.value, 2) : dash),
+                    toolTipOf(host));
+        const double capacity = live->thresholds().hbmCapacityGb;
+        setRunValue(ThresholdField::HbmTarget,
+                    tr("run peak: %1").arg(peak.value && capacity > 0.0 ? formatPercent(100.0 * *peak.value / capacity)
+                                                                        : dash),
+                    peak.value ? tr("%1 of %2 capacity; %3").arg(formatGb(*peak.value), formatGb(capacity), toolTipOf(peak))
+                               : toolTipOf(peak));
     }
     m_steps->setSpecialValueText(analysis ? tr("profile default (%1)").arg(analysis->defaultSteps)
                                           : tr("profile default"));

@@ -30,6 +30,8 @@ public:
 
     QSlider *slider(ThresholdField field) const { return m_rows[std::size_t(field)].slider; }
     QDoubleSpinBox *spinBox(ThresholdField field) const { return m_rows[std::size_t(field)].spin; }
+    /// The run's value beside a threshold ("run: 48.5 %", "run: —"), its scope and source in the tooltip.
+    QLabel *runValueLabel(ThresholdField field) const { return m_rows[std::size_t(field)].runValue; }
     QComboBox *precisionBox() const { return m_precision; }
     QSpinBox *stepsBox() const { return m_steps; }
     QComboBox *profileBox() const { return m_profile; }

@@ -27,6 +27,31 @@ QString shortFileName(const QString &file)
 
 } // namespace
 
+int TimelinePanel::gpuIndexOf(const GpuTimelineFile &file, qint64 device)
+{
+    // The n-th device of the file in device order is GPU n: the trace numbers devices its own way
+    // (ROCm Kineto traces from 2 or 1), amd-smi and the Telemetry tab from 0.
+    std::vector<qint64> ids;
+    for (const GpuDeviceTimeline &d : file.devices)
+        ids.push_back(d.device);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const auto it = std::lower_bound(ids.begin(), ids.end(), device);
+    return it != ids.end() && *it == device ? int(it - ids.begin()) : -1;
+}
+
+QString TimelinePanel::deviceLabel(int deviceIndex, bool shortForm) const
+{
+    if (deviceIndex < 0 || deviceIndex >= int(m_devices.size()))
+        return {};
+    const DeviceRef &ref = m_devices[std::size_t(deviceIndex)];
+    const DeviceTimelineAnalysis &d = *ref.analysis;
+    const int gpu = gpuIndexOf(ref.timeline->files[d.fileIndex], d.device);
+    if (shortForm)
+        return gpu >= 0 ? tr("GPU %1 (d%2)").arg(gpu).arg(d.device) : tr("d%1").arg(d.device);
+    return gpu >= 0 ? tr("GPU %1 (trace device %2)").arg(gpu).arg(d.device) : tr("trace device %1").arg(d.device);
+}
+
 QString TimelinePanel::partLabel(int part)
 {
     switch (part) {
@@ -57,14 +82,15 @@ TimelinePanel::TimelinePanel(QWidget *parent)
     , m_stripRect(new QCPAxisRect(this))
 {
     setMouseTracking(true);
-    setMinimumSize(320, 120);  // it lives in the bottom tabs, which must not squeeze the budget chart
+    setMinimumSize(320, 100);  // it lives in the bottom tabs, which must not squeeze the budget chart
     // Bars and strip side by side: the panel lives in the bottom tabs, which are wide and short.
     plotLayout()->addElement(0, 1, m_stripRect);
     auto *margins = new QCPMarginGroup(this);
     m_barsRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     m_stripRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    m_barsRect->axis(QCPAxis::atLeft)->setLabel(tr("per step (ms)"));
-    m_barsRect->axis(QCPAxis::atBottom)->setLabel(tr("device · step (double-click a bar: its kernels →)"));
+    m_barsRect->axis(QCPAxis::atLeft)->setLabel(tr("ms / step"));
+    m_barsRect->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);  // the tab is short: more labels overlap
+    m_barsRect->axis(QCPAxis::atBottom)->setLabel(tr("GPU (trace device) · step (double-click a bar: its kernels →)"));
     m_stripRect->axis(QCPAxis::atLeft)->setLabel(tr("stream"));
     m_stripRect->axis(QCPAxis::atBottom)->setLabel(tr("time in the step (ms)"));
     m_stripRect->setRangeDrag(Qt::Horizontal);
@@ -161,6 +187,10 @@ void TimelinePanel::rebuildBars()
     QVector<double> keys, values[PartCount];
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double x = 0.0;
+    // The file's name only when the devices come from more than one file.
+    bool severalFiles = false;
+    for (const DeviceRef &ref : m_devices)
+        severalFiles = severalFiles || ref.file != m_devices.front().file;
     for (int di = 0; di < int(m_devices.size()); ++di) {
         const DeviceTimelineAnalysis &d = *m_devices[std::size_t(di)].analysis;
         const std::vector<TimelineStepValues> &steps = m_devices[std::size_t(di)].steps;
@@ -176,10 +206,10 @@ void TimelinePanel::rebuildBars()
             // The step on the first line, the device under its first step only: a long file
             // name then runs under the neighbouring bars' empty second line, not into their labels.
             // (The file's whole name is in the bar's tooltip.)
-            ticker->addTick(x, s == 0 ? QStringLiteral("s0\n%1%2 d%3")
+            ticker->addTick(x, s == 0 ? QStringLiteral("s0\n%1%2%3")
                                             .arg(d.rank ? QStringLiteral("r%1 ").arg(*d.rank) : QString())
-                                            .arg(shortFileName(d.file))
-                                            .arg(d.device)
+                                            .arg(severalFiles ? shortFileName(d.file) + QLatin1Char(' ') : QString())
+                                            .arg(deviceLabel(di, true))
                                       : QStringLiteral("s%1").arg(s));
             x += 1.0;
         }
@@ -270,9 +300,9 @@ QString TimelinePanel::toolTipAt(const QPointF &pos) const
                 top += barValue(i, p) * kMs;
                 if (value <= top || p == PartCount - 1) {
                     const DeviceTimelineAnalysis &d = *m_devices[std::size_t(b.device)].analysis;
-                    return tr("%1, device %2, step %3\n%4: %5 of %6\n%7")
+                    return tr("%1, %2, step %3\n%4: %5 of %6\n%7")
                         .arg(d.file)
-                        .arg(d.device)
+                        .arg(deviceLabel(b.device, false))
                         .arg(b.step)
                         .arg(partLabel(p), ms(barValue(i, p)),
                              ms(double(m_devices[std::size_t(b.device)].steps[std::size_t(b.step)].windowNs) / 1e9),

@@ -36,6 +36,13 @@ public:
     void showStrip(int deviceIndex, int step);
 
     int deviceCount() const { return int(m_devices.size()); }
+    /// Device `deviceIndex` (barCount order) named one way everywhere: its GPU index (as the
+    /// Telemetry tab numbers GPUs) beside the trace's own number: "GPU 0 (trace device 2)", or
+    /// "GPU 0 (d2)" under the bars.
+    QString deviceLabel(int deviceIndex, bool shortForm = false) const;
+    /// The GPU index of the trace's `device` in `file`: its position among the file's devices in
+    /// device order; -1 when the file has no such device.
+    static int gpuIndexOf(const GpuTimelineFile &file, qint64 device);
     int barCount() const;
     int stripDevice() const { return m_stripDevice; }
     int stripStep() const { return m_stripStep; }

@@ -56,6 +56,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_budgetChart(new BudgetChartView(this))
     , m_verdict(new QLabel(this))
     , m_budgetTable(makeTable(this))
+    , m_budgetLegend(new QLabel(this))
     , m_telemetryPlot(new TelemetryPlot(this))
     , m_hostGauge(new ThresholdGauge(this))
     , m_gaugeHint(new QLabel(this))
@@ -74,26 +75,32 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     const int em = fontMetrics().height();
 
     // Budget: chart on the left, verdict and numbers on the right.
-    m_budgetChart->setMinimumSize(30 * em, 17 * em);
+    m_budgetChart->setMinimumSize(30 * em, 15 * em);
     m_verdict->setWordWrap(true);
     m_verdict->setTextFormat(Qt::PlainText);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont verdictFont = m_verdict->font();
     verdictFont.setBold(true);
     m_verdict->setFont(verdictFont);
+    // The run's caveat and the step time's provenance are read from the live results when asked.
     m_budgetChart->setModel(session->budget());
     m_budgetTable->setModel(session->budget());
     m_budgetTable->setItemDelegateForColumn(WasteBudgetModel::PercentColumn, new PercentBarDelegate(m_budgetTable));
     m_budgetTable->setColumnHidden(WasteBudgetModel::FormulaColumn, true);
     m_budgetTable->setSelectionMode(QAbstractItemView::NoSelection);
-    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::BucketColumn, 10 * em);
-    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::SecondsColumn, 6 * em);
-    m_budgetTable->setToolTip(tr("Hover a row for its formula with the live numbers"));
+    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::BucketColumn, 9 * em);
+    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::StateColumn, 2 * em);
+    m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::SecondsColumn, 5 * em);
+    m_budgetTable->setToolTip(tr("Hover a row for where its number came from and its formula with the live numbers"));
+    m_budgetLegend->setText(tr("Src: M measured · E estimated · ? unknown (—)"));
+    m_budgetLegend->setToolTip(valueStateLegend());
+    m_budgetLegend->setForegroundRole(QPalette::PlaceholderText);
     auto *budgetSide = new QWidget(this);
     auto *budgetSideLayout = new QVBoxLayout(budgetSide);
     budgetSideLayout->setContentsMargins(0, 0, 0, 0);
     budgetSideLayout->addWidget(m_verdict);
     budgetSideLayout->addWidget(m_budgetTable, 1);
+    budgetSideLayout->addWidget(m_budgetLegend);
     auto *budgetRow = new QSplitter(Qt::Horizontal, this);
     budgetRow->addWidget(m_budgetChart);
     budgetRow->addWidget(budgetSide);
@@ -106,7 +113,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_hostGauge->setMaximum(1.0);
     m_hostGauge->setDecimals(2);
     m_hostGauge->setWastefulAbove(true);
-    m_hostGauge->setToolTip(thresholdFieldInfo(ThresholdField::HostBusyAbove).toolTip
+    m_hostGauge->setThresholdHelp(thresholdFieldInfo(ThresholdField::HostBusyAbove).toolTip
                             + tr(" (drag the line or use the arrow keys)"));
     m_gaugeHint->setWordWrap(true);
     m_gaugeHint->setForegroundRole(QPalette::PlaceholderText);
@@ -117,8 +124,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     telemetryLayout->setContentsMargins(0, 0, 0, 0);
     telemetryLayout->addWidget(m_telemetryPlot, 1);
     auto *gaugeRow = new QHBoxLayout;
-    gaugeRow->addWidget(m_hostGauge, 2);
-    gaugeRow->addWidget(m_gaugeHint, 3);
+    gaugeRow->addWidget(m_hostGauge, 1);
+    gaugeRow->addWidget(m_gaugeHint, 1);
     telemetryLayout->addLayout(gaugeRow);
 
     // Tables.
@@ -265,18 +272,26 @@ void WorkbenchView::onProfileChanged()
 void WorkbenchView::updateLevels()
 {
     // The run's (or the shown step's) utilisation, host busy and HBM peak as the budget used
-    // them: one value per quantity, NaN (drawn as "—") where nothing measured it.
+    // them: one value per quantity, NaN (drawn as "—") where nothing measured it, each with its scope.
     const LiveAnalysis *live = m_session->live();
     const auto orNan = [](const std::optional<double> &v) { return v ? *v : double(NAN); };
+    const Quantities &q = live->derived().quantities;
+    const auto note = [](const Quantity &x) {
+        return x.value ? (x.scope.isEmpty() ? x.source : QStringLiteral("%1; %2").arg(x.scope, x.source)) : x.source;
+    };
     if (const StepInputs *step = live->selectedStepInputs()) {
         const WasteBudget &b = live->shownBudget();
         const bool measured = b.terms.measured;
-        m_telemetryPlot->setRunLevels(measured || step->utilMeasured ? (measured ? b.terms.gpuUtilPct : step->inputs.gpuUtilPct)
-                                                                     : double(NAN),
-                                      step->inputs.hbmPeakGb);
-        m_hostGauge->setValue(measured ? (b.terms.hostKnown ? b.terms.hostBusy : double(NAN))
-                              : step->hostBusyMeasured ? step->inputs.hostBusyFraction
-                                                       : double(NAN));
+        const bool utilKnown = measured || step->utilMeasured;
+        const bool hostKnown = measured ? b.terms.hostKnown : step->hostBusyMeasured;
+        const QString scope = tr("%1 alone").arg(step->name);
+        m_telemetryPlot->setRunLevels(utilKnown ? (measured ? b.terms.gpuUtilPct : step->inputs.gpuUtilPct) : double(NAN),
+                                      step->inputs.hbmPeakGb,
+                                      utilKnown ? scope : tr("not measured in %1").arg(step->name));
+        m_hostGauge->setValue(!hostKnown ? double(NAN) : measured ? b.terms.hostBusy : step->inputs.hostBusyFraction,
+                              hostKnown ? scope : QStringLiteral("—"),
+                              hostKnown ? tr("%1: CPU operators inside the step window / its length").arg(scope)
+                                        : note(q[QuantityKey::HostBusyFraction]));
         return;
     }
     if (!live->run()) {
@@ -284,9 +299,11 @@ void WorkbenchView::updateLevels()
         m_hostGauge->setValue(NAN);
         return;
     }
-    const Quantities &q = live->derived().quantities;
-    m_telemetryPlot->setRunLevels(orNan(q[QuantityKey::GpuUtilPct].value), q[QuantityKey::HbmPeakGb].value);
-    m_hostGauge->setValue(orNan(q[QuantityKey::HostBusyFraction].value));
+    const Quantity &util = q[QuantityKey::GpuUtilPct];
+    const Quantity &host = q[QuantityKey::HostBusyFraction];
+    m_telemetryPlot->setRunLevels(orNan(util.value), q[QuantityKey::HbmPeakGb].value,
+                                  util.value ? util.scope : util.source);
+    m_hostGauge->setValue(orNan(host.value), host.value ? host.scope : QString(), note(host));
 }
 
 void WorkbenchView::onSelectedStepChanged()
@@ -320,7 +337,13 @@ void WorkbenchView::onBudgetChanged()
         m_verdict->setText(tr("Open a run folder (File ▸ Open, or drop it here)."));
         return;
     }
-    const QString caveat = m_session->live()->derived().caveat;
+    const LiveAnalysis *live = m_session->live();
+    if (live->selectedStep() < 0) {
+        m_verdict->setText(runVerdict(live->derived()));  // what the report and the PNG say
+        return;
+    }
+    // A step shown alone: the run's caveat still holds, the verdict is the step's.
+    const QString caveat = live->derived().caveat;
     const QString verdict = budgetVerdict(model->budget(), model->stepTimeS());
     m_verdict->setText(caveat.isEmpty() ? verdict : caveat + QStringLiteral(". ") + verdict);
 }

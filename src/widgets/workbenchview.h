@@ -42,6 +42,7 @@ public:
     ThresholdGauge *hostBusyGauge() const { return m_hostGauge; }
     QLabel *verdictLabel() const { return m_verdict; }
     QTableView *budgetTable() const { return m_budgetTable; }
+    QLabel *budgetLegend() const { return m_budgetLegend; }
     QTableView *kernelTable() const { return m_kernelTable; }
     QTableView *telemetryTable() const { return m_telemetryTable; }
     QTableView *diagnosticsTable() const { return m_diagnosticsTable; }
@@ -71,6 +72,7 @@ private:
     BudgetChartView *m_budgetChart;
     QLabel *m_verdict;
     QTableView *m_budgetTable;
+    QLabel *m_budgetLegend;
     TelemetryPlot *m_telemetryPlot;
     ThresholdGauge *m_hostGauge;
     QLabel *m_gaugeHint;

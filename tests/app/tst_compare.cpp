@@ -283,6 +283,74 @@ private slots:
         }
     }
 
+    /// Issue 23: a value nothing measured is "—" in the CSV, never 0 or an empty cell: each
+    /// bucket (and unattributed_s) as its report's `budget.buckets` state says, GPU utilisation and
+    /// step time from its `quantities`. A compare delta of a bucket unknown in either run is null.
+    void tableUnknownIsDash_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<int>("dashes");  // cells expected as "—" (at least)
+        QTest::newRow("kernel trace alone, no telemetry") << "real-rocm63-2021" << 3;  // data wait, host gap, headroom
+        QTest::newRow("no CPU ops in the trace") << "v1-monrocm6-nometa" << 2;           // data wait, host gap
+        QTest::newRow("everything known") << "v3-metric-1gpu" << 0;
+    }
+    void tableUnknownIsDash()
+    {
+        QFETCH(QString, run);
+        QFETCH(int, dashes);
+        QTemporaryDir tmp;
+        const QString csvPath = tmp.filePath("table.csv");
+        const Run t = runApp({"table", fixture(run), "--csv", csvPath});
+        QCOMPARE(t.exitCode, 0);
+        const QStringList lines = QString::fromUtf8(test::readAll(csvPath)).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        const QStringList header = lines[0].split(',');
+        QCOMPARE(header, tableHeader());
+        const Run r = runApp({"report", fixture(run)});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject report = jsonOf(r);
+        // The line is the report's row (kernel names may hold commas: compare whole lines), then
+        // the row's cells against the report.
+        const QStringList cells = tableRow(report);
+        QCOMPARE(lines[1], csvLine(cells));
+        QCOMPARE(cells.size(), header.size());
+        int seen = 0;
+        for (int b = 0; b <= WasteBudget::BucketCount; ++b) {
+            const QString column = b < WasteBudget::BucketCount ? WasteBudget::bucketKey(b) : QStringLiteral("unattributed_s");
+            const QString key = b < WasteBudget::BucketCount ? column : QStringLiteral("unattributed");
+            const QJsonValue bucket = report["budget"]["buckets"][key];
+            const QString cell = cells.at(header.indexOf(column));
+            if (bucket["state"].toString() == QLatin1String("unknown")) {
+                QCOMPARE(cell, QStringLiteral("—"));
+                ++seen;
+            } else {
+                QCOMPARE(cell.toDouble(), bucket["seconds_per_step"].toDouble());
+            }
+        }
+        for (const char *q : {"gpu_util_pct", "step_time_s"}) {
+            const QJsonValue value = report["quantities"][q]["value"];
+            const QString cell = cells.at(header.indexOf(q == QByteArray("step_time_s") ? "step_time_seconds" : q));
+            if (value.isNull()) {
+                QCOMPARE(cell, QStringLiteral("—"));
+                ++seen;
+            } else {
+                QCOMPARE(cell.toDouble(), value.toDouble());
+            }
+        }
+        QVERIFY2(seen >= dashes, qPrintable(lines[1]));
+        QCOMPARE(int(cells.count(QStringLiteral("—"))), seen);
+
+        // The same run against a fully known one: its unknown buckets have no delta.
+        const Run c = runApp({"compare", fixture("v3-metric-1gpu"), fixture(run)});
+        QCOMPARE(c.exitCode, 0);
+        const QJsonObject delta = jsonOf(c).value("delta")["waste_budget"].toObject();
+        for (int b = 0; b < WasteBudget::BucketCount; ++b) {
+            const bool unknown =
+                report["budget"]["buckets"][WasteBudget::bucketKey(b)]["state"].toString() == QLatin1String("unknown");
+            QCOMPARE(delta[WasteBudget::bucketKey(b)].isNull(), unknown);
+        }
+    }
+
     void csvQuoting()
     {
         QCOMPARE(csvLine({"a", "b,c", "say \"hi\"", ""}), QString("a,\"b,c\",\"say \"\"hi\"\"\","));

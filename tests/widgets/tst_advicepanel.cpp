@@ -9,6 +9,7 @@
 #include "windowfixture.h"
 #include "workbenchsession.h"
 
+#include <QLabel>
 #include <QTreeWidget>
 #include <QTest>
 #include <algorithm>
@@ -85,6 +86,49 @@ private slots:
         verifyRows(panel, expectedAdvice(session));
         QVERIFY(std::any_of(panel.advice().begin(), panel.advice().end(),
                             [](const Advice &a) { return a.bucket == "data_wait"; }));
+    }
+
+    /// Issue 23: a run whose trace could not measure the idle says so above the advice; a run
+    /// without a caveat shows no such line.
+    void caveatLine_data()
+    {
+        QTest::addColumn<QString>("run");  // empty: the fake run
+        QTest::addColumn<bool>("caveat");
+        QTest::newRow("graph replay") << "graph-replay-decode" << true;
+        QTest::newRow("measured training run") << "comm-heavy" << false;
+        QTest::newRow("fake run") << "" << false;
+    }
+    void caveatLine()
+    {
+        QFETCH(QString, run);
+        QFETCH(bool, caveat);
+        WorkbenchSession session;
+        AdvicePanel panel(&session);
+        QVERIFY(panel.caveatLabel()->isHidden());
+        if (run.isEmpty()) {
+            session.openRun(test::makeFakeRun());
+        } else {
+            const LoadResult loaded = loadRun(test::dataPath("runs/" + run));
+            QVERIFY(loaded.run);
+            session.openRun(loaded.run);
+        }
+        session.live()->flush();
+        const QString want = session.live()->derived().caveat;
+        QCOMPARE(!want.isEmpty(), caveat);
+        QCOMPARE(panel.caveatLabel()->isHidden(), !caveat);
+        if (caveat) {
+            QVERIFY2(panel.caveatLabel()->text().contains(want), qPrintable(panel.caveatLabel()->text()));
+            // No advice argues from an unknown bucket, and the summary says why there is none.
+            for (const Advice &a : panel.advice())
+                for (int b = 0; b < WasteBudget::BucketCount; ++b)
+                    if (WasteBudget::bucketKey(b) == a.bucket)
+                        QVERIFY(session.live()->derived().metrics.wasteBudget.state(b) != ValueState::Unknown);
+            if (panel.advice().empty())
+                QVERIFY2(panel.summaryLabel()->text().contains(QStringLiteral("unknown")),
+                         qPrintable(panel.summaryLabel()->text()));
+        }
+        session.closeRun(0);
+        QVERIFY(panel.caveatLabel()->isHidden());
     }
 
     void realRunsFirstAdvice_data()

@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "compareplot.h"
 #include "compareview.h"
+#include "formatting.h"
 #include "liveanalysis.h"
 #include "testsupport.h"
 #include "thresholdeditor.h"
@@ -222,6 +223,66 @@ private slots:
         QString error;
         QVERIFY2(view.exportPng(tmp.filePath("view.png"), &error), qPrintable(error));
         QCOMPARE(checkedPng(tmp.filePath("view.png")).size(), image.size());
+    }
+
+    /// Issue 23: a run without telemetry (no HBM peak, no tokens/s or MFU in its metadata) reads
+    /// "—" in the telemetry table, never 0.0 GB or 0.0 %; a bucket unknown in either run has no
+    /// delta bar; "Each run" draws every run's own buckets side by side, none where unknown.
+    void unknownReadsAsDash()
+    {
+        WorkbenchSession session;
+        CompareView view(&session);
+        view.resize(1200, 700);
+        view.show();
+        auto a = test::makeFakeRun(QStringLiteral("with-telemetry"));
+        a->smi.workbench.hbmPeakGb = 100.0;
+        a->torch.workbench.tokensPerSec = 1234.0;
+        a->torch.workbench.mfuPct = 41.5;
+        auto b = makeSlowerRun();
+        b->runName = QStringLiteral("no-telemetry");
+        b->smi.workbench.hbmPeakGb.reset();
+        b->workbench.budgetInputs.hbmPeakGb.reset();  // memory headroom unknown
+        session.openRun(a);
+        session.openRun(b);
+        view.flush();
+        const QJsonObject result = view.result();
+        QVERIFY(!result.isEmpty());
+        const std::vector<QStringList> rows = compareTelemetryRows(result);
+        QCOMPARE(int(rows.size()), 2);
+        const QStringList header = compareTelemetryHeader();
+        const auto cell = [&](int run, const char *column) { return rows[std::size_t(run)].at(header.indexOf(column)); };
+        QCOMPARE(cell(0, "HBM peak"), formatGb(100.0));
+        QCOMPARE(cell(0, "Tokens/s"), QStringLiteral("1234"));
+        QCOMPARE(cell(0, "MFU"), QStringLiteral("41.5 %"));
+        for (const char *column : {"HBM peak", "HBM mean", "Tokens/s", "MFU"})
+            QCOMPARE(cell(1, column), QStringLiteral("—"));
+        QCOMPARE(view.telemetryTable()->item(1, int(header.indexOf("HBM peak")))->text(), QStringLiteral("—"));
+        // The step time is the run's quantity, as the window shows it.
+        QCOMPARE(cell(1, "Step time"),
+                 formatSeconds(result["runs"][1]["quantities"]["step_time_s"]["value"].toDouble()));
+
+        QCOMPARE(result["runs"][1]["budget"]["buckets"]["memory_headroom"]["state"].toString(), QStringLiteral("unknown"));
+        QVERIFY(result["delta"]["waste_budget"]["memory_headroom"].isNull());
+        QVERIFY(result["delta"]["share_of_step"]["memory_headroom"].isNull());
+        QVERIFY(std::isnan(view.drawnBarValue(0, "memory_headroom")));
+        QVERIFY(result["delta"]["waste_budget"]["data_wait"].isDouble());
+
+        view.unitBox()->setCurrentIndex(view.unitBox()->findData(int(DeltaUnit::EachRunSecondsPerStep)));
+        QCOMPARE(view.unit(), DeltaUnit::EachRunSecondsPerStep);
+        int drawn = 0;
+        for (int run = 0; run < 2; ++run)
+            for (const QString &key : compareBucketKeys(result)) {
+                const QJsonValue bucket =
+                    result["runs"][run]["budget"]["buckets"][key == "unattributed_s" ? QStringLiteral("unattributed") : key];
+                const double bar = view.drawnBarValue(run, key);
+                if (bucket["state"].toString() == QLatin1String("unknown")) {
+                    QVERIFY2(std::isnan(bar), qPrintable(key));
+                    continue;
+                }
+                QCOMPARE(bar, bucket["seconds_per_step"].toDouble());
+                ++drawn;
+            }
+        QCOMPARE(drawn, 2 * int(compareBucketKeys(result).size()) - 1);  // all but run b's memory headroom
     }
 
     void pngOptionErrors()

@@ -1,8 +1,11 @@
 // Export (issue 3, point 7): the dashboard PNG at 2× and the JSON report of the current
 // thresholds, both written atomically; the JSON is byte-for-byte what `report` writes.
 
+#include "budgetformula.h"
 #include "dashboardexport.h"
+#include "formatting.h"
 #include "liveanalysis.h"
+#include "wastebudgetmodel.h"
 #include "report.h"
 #include "testsupport.h"
 #include "thresholdeditor.h"
@@ -53,6 +56,8 @@ private slots:
     void jsonEqualsTheReportCommand();
     void exportWritesTheLiveMetricsItIsGiven();
     void pngShowsTheUnmeasuredRest();
+    void headerStepIsTheRunSectionStep_data();
+    void headerStepIsTheRunSectionStep();
 };
 
 void TestDashboardExport::pngHasTwiceTheLogicalSize()
@@ -203,6 +208,86 @@ void TestDashboardExport::pngShowsTheUnmeasuredRest()
     QVERIFY(unmeasured != measured);
     // The budget chart area (left, below the header) changes: a bar moved from useful to not measured.
     QVERIFY(inkShare(unmeasured, QRect(24, 110, 1000, 360), 1.0) > 0.05);
+}
+
+/// Issue 23: the PNG's header and its Run section print one step time (the run's StepTimeS
+/// quantity), the Run section reads the quantities ("—" and the reason where unknown), the
+/// budget rows carry their marks and "—", and the verdict is runVerdict(). Checked on the texts
+/// the image paints.
+void TestDashboardExport::headerStepIsTheRunSectionStep_data()
+{
+    QTest::addColumn<QString>("runDir");  // empty: the hand-built fake run
+    QTest::addColumn<bool>("hostUnknown");
+    QTest::newRow("fake run (no timeline)") << QString() << false;
+    QTest::newRow("example run (measured budget)")
+        << QStringLiteral(GOBLIN_SOURCE_DIR "/resources/example-run") << false;
+    QTest::newRow("kernel trace alone (host unknown)") << test::dataPath(QStringLiteral("runs/real-rocm63-2021")) << true;
+    QTest::newRow("graph replay (caveat)") << test::dataPath(QStringLiteral("runs/graph-replay-decode")) << false;
+}
+
+void TestDashboardExport::headerStepIsTheRunSectionStep()
+{
+    QFETCH(QString, runDir);
+    QFETCH(bool, hostUnknown);
+    std::shared_ptr<const RunAnalysis> run;
+    if (runDir.isEmpty()) {
+        run = test::makeFakeRun();
+    } else {
+        const LoadResult loaded = loadRun(runDir);
+        QCOMPARE(int(loaded.outcome), int(LoadOutcome::Finished));
+        run = loaded.run;
+    }
+    const Derived derived = deriveResults(*run, HeuristicsProfile::Workbench, Thresholds{});
+    QStringList painted;
+    renderDashboardImage(*run, derived, 1.0, &painted);
+    QVERIFY(!painted.isEmpty());
+
+    // The header line with the step time, and the Run section's step row.
+    const Quantity &step = derived.quantities[QuantityKey::StepTimeS];
+    QVERIFY(step.value);
+    const QString stepText = formatSeconds(*step.value);
+    QString header;
+    for (const QString &line : painted)
+        if (line.contains(QStringLiteral("profile")) && line.contains(QStringLiteral("step time ")))
+            header = line;
+    QVERIFY2(!header.isEmpty(), qPrintable(painted.join(QLatin1Char('\n'))));
+    QVERIFY2(header.contains(QStringLiteral("step time %1").arg(stepText)), qPrintable(header));
+    QVERIFY2(header.contains(step.scope), qPrintable(header));  // with what it covers
+    const std::vector<DashboardRunLine> lines = dashboardRunLines(derived);
+    QCOMPARE(lines.front().label, Quantities::label(QuantityKey::StepTimeS));
+    QCOMPARE(lines.front().value, stepText);
+    const int runHeading = int(painted.indexOf(QStringLiteral("Run")));
+    QVERIFY(runHeading > 0);
+    const int stepLabel = int(painted.indexOf(lines.front().label, runHeading));
+    QVERIFY(stepLabel > runHeading);
+    QVERIFY2(painted.mid(stepLabel, 3).contains(stepText), qPrintable(painted.mid(stepLabel, 3).join(QLatin1Char('|'))));
+    // The budget's step row is the same number.
+    QVERIFY(painted.contains(stepText));
+    QCOMPARE(dashboardStepTimeText(derived).left(stepText.size()), stepText);
+
+    // Host busy: the quantity, or "—" with the reason and the mark "?".
+    const DashboardRunLine &host = lines[2];
+    QCOMPARE(host.label, Quantities::label(QuantityKey::HostBusyFraction));
+    QCOMPARE(host.value == QStringLiteral("—"), hostUnknown);
+    QCOMPARE(host.mark == QStringLiteral("?"), hostUnknown);
+    QCOMPARE(host.note.startsWith(QStringLiteral("unknown: ")), hostUnknown);
+    const int hostLabel = int(painted.indexOf(host.label, runHeading));
+    QVERIFY(hostLabel > runHeading);
+    QVERIFY(painted.mid(hostLabel, 3).contains(host.value));
+
+    // The verdict with its caveat, and every unknown bucket as "—".
+    QVERIFY2(painted.contains(runVerdict(derived)), qPrintable(runVerdict(derived)));
+    const WasteBudget &b = derived.metrics.wasteBudget;
+    for (int row = 0; row < WasteBudget::BucketCount; ++row) {
+        const int at = int(painted.indexOf(budgetRowLabel(row)));
+        QVERIFY2(at >= 0, qPrintable(budgetRowLabel(row)));
+        const QStringList cells = painted.mid(at + 1, 3);  // mark, seconds, share
+        QCOMPARE(cells.at(0), valueStateMark(b.state(row)));
+        if (b.state(row) == ValueState::Unknown)
+            QCOMPARE(cells.mid(1), (QStringList{QStringLiteral("—"), QStringLiteral("—")}));
+        else
+            QCOMPARE(cells.at(1), formatSeconds(b.bucket(row)));
+    }
 }
 
 QTEST_MAIN(TestDashboardExport)

@@ -5,6 +5,7 @@
 
 #include "budgetchart.h"
 #include "budgetformula.h"
+#include "formatting.h"
 #include "liveanalysis.h"
 #include "modelroles.h"
 #include "stepstrip.h"
@@ -190,6 +191,46 @@ private slots:
         QCOMPARE(view.stepStrip()->stepCount(), 2);
         QCOMPARE(live->selectedStep(), -1);
         QCOMPARE(live->shownBudget(), live->metrics().wasteBudget);
+    }
+
+    /// Issue 23: the strip's median and the budget's step time are labelled with what they cover
+    /// (so "median 647 ms" beside "641 ms" says why), and a partial last step is drawn apart with
+    /// a tooltip saying it is out of the run's mean.
+    void titleScopesAndPartialStep_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<int>("partialStep");  // -1: none
+        QTest::newRow("slow step, no partial") << "slow-step-idle" << -1;
+        QTest::newRow("partial last step") << "real-rocm7-hta-infx" << 1;
+    }
+    void titleScopesAndPartialStep()
+    {
+        QFETCH(QString, run);
+        QFETCH(int, partialStep);
+        WorkbenchSession session;
+        StepStrip strip(session.live());
+        strip.resize(1000, 120);
+        const LoadResult loaded = loadRun(test::dataPath("runs/" + run));
+        QVERIFY(loaded.run);
+        session.openRun(loaded.run);
+        session.live()->flush();
+        const StepSeries *series = session.live()->steps();
+        QVERIFY(series);
+        const Quantity &step = session.live()->derived().quantities[QuantityKey::StepTimeS];
+        QVERIFY(step.value);
+        const QString title = strip.titleText();
+        QVERIFY2(title.contains(QStringLiteral("median %1 (of all %2)")
+                                    .arg(formatSeconds(series->rule.medianS))
+                                    .arg(series->size())),
+                 qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("budget step %1 (%2)").arg(formatSeconds(*step.value), step.scope)),
+                 qPrintable(title));
+        QVERIFY(strip.titleToolTip().contains(step.source));
+        for (int i = 0; i < series->size(); ++i) {
+            QCOMPARE(series->steps[std::size_t(i)].partial, i == partialStep);
+            QCOMPARE(strip.toolTipForStep(i).contains(QStringLiteral("left out of the run's mean")), i == partialStep);
+        }
+        QCOMPARE(strip.titleToolTip().contains(QStringLiteral("partial")), partialStep >= 0);
     }
 
     void referenceProfileHasNoSteps()

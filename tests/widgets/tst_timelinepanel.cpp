@@ -17,6 +17,8 @@ private slots:
     void barsStripAndTooltips();
     void stepFieldCutsUnmarkedDevices();
     void emptyRun();
+    void devicesNumberedOneWay_data();
+    void devicesNumberedOneWay();
 };
 
 void TestTimelinePanel::barsStripAndTooltips()
@@ -62,11 +64,44 @@ void TestTimelinePanel::barsStripAndTooltips()
     const QString tip = panel.toolTipAt(onCompute);
     QVERIFY2(tip.contains(QLatin1String("non-collective kernels")), qPrintable(tip));
     QVERIFY2(tip.contains(QLatin1String("step 0")), qPrintable(tip));
+    // Devices are named one way (issue 23): the GPU index, as the Telemetry tab numbers GPUs (the
+    // n-th device of the trace), beside the trace's own number.
+    QVERIFY2(tip.contains(QLatin1String("GPU 0 (trace device 2)")), qPrintable(tip));
     QCPAxisRect *strip = panel.stripRect();
     const QPointF onKernel(strip->axis(QCPAxis::atBottom)->coordToPixel(0.2),  // 1.2 ms: the GEMM of step 1
                            strip->axis(QCPAxis::atLeft)->coordToPixel(0.0));
     QVERIFY2(panel.toolTipAt(onKernel).contains(QLatin1String("Cijk_gemm")), qPrintable(panel.toolTipAt(onKernel)));
     QVERIFY(!panel.grab().isNull());
+}
+
+void TestTimelinePanel::devicesNumberedOneWay_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QStringList>("labels");  // in panel order
+    QTest::newRow("ROCm Kineto numbering from 2") << "file=t.json:0 dev=2 K:a:0:10 dev=3 K:a:0:10"
+                                                  << QStringList{"GPU 0 (trace device 2)", "GPU 1 (trace device 3)"};
+    QTest::newRow("numbering from 0") << "file=t.json:0 dev=0 K:a:0:10 dev=1 K:a:0:10"
+                                      << QStringList{"GPU 0 (trace device 0)", "GPU 1 (trace device 1)"};
+    QTest::newRow("a gap in the numbers") << "file=t.json:0 dev=1 K:a:0:10 dev=5 K:a:0:10"
+                                          << QStringList{"GPU 0 (trace device 1)", "GPU 1 (trace device 5)"};
+}
+
+void TestTimelinePanel::devicesNumberedOneWay()
+{
+    QFETCH(QString, spec);
+    QFETCH(QStringList, labels);
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec(spec.toLatin1().constData());
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.setRun(&run);
+    QCOMPARE(panel.deviceCount(), int(labels.size()));
+    for (int i = 0; i < panel.deviceCount(); ++i) {
+        QCOMPARE(panel.deviceLabel(i), labels.at(i));
+        QVERIFY(panel.deviceLabel(i, true).startsWith(labels.at(i).section(QLatin1Char(' '), 0, 1)));
+    }
+    QCOMPARE(TimelinePanel::gpuIndexOf(run.torch.timeline.files.front(), 99), -1);
 }
 
 void TestTimelinePanel::stepFieldCutsUnmarkedDevices()

@@ -7,6 +7,7 @@
 #include "budgetformula.h"
 #include "liveanalysis.h"
 #include "plotstyle.h"
+#include "testsupport.h"
 #include "modelroles.h"
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
@@ -17,8 +18,11 @@
 #include "workbenchsession.h"
 #include "workbenchview.h"
 
+#include <QDialog>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QTextBrowser>
+#include <QToolButton>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSlider>
@@ -65,6 +69,29 @@ void verifyBudgetShown(Dashboard &d, const Thresholds &thresholds)
     }
     QCOMPARE(chart->valueSeconds(kStepTimeRow), in.stepTimeS);
     QCOMPARE(d.view.verdictLabel()->text(), budgetVerdict(expected, in.stepTimeS));
+    // Every bucket's mark beside its bar and in the table: where its number came from.
+    for (int i = 0; i < WasteBudget::BucketCount; ++i) {
+        QCOMPARE(chart->markText(i), valueStateMark(expected.state(i)));
+        QCOMPARE(d.session.budget()->index(i, WasteBudgetModel::StateColumn).data().toString(),
+                 valueStateMark(expected.state(i)));
+    }
+}
+
+/// The fake run with one of its inputs unknown (`what`), its telemetry's HBM peak the budget's.
+std::shared_ptr<RunAnalysis> fakeRunWithout(const QString &what)
+{
+    auto run = test::makeFakeRun(QStringLiteral("without-") + what);
+    run->smi.workbench.hbmPeakGb = 100.0;  // the quantity the hints read, as the budget's input
+    BudgetInputs &in = run->workbench.budgetInputs;
+    if (what == QLatin1String("host"))
+        in.hostBusyKnown = false;
+    else if (what == QLatin1String("util"))
+        in.gpuUtilKnown = false;
+    else if (what == QLatin1String("hbm")) {
+        in.hbmPeakGb.reset();
+        run->smi.workbench.hbmPeakGb.reset();
+    }
+    return run;
 }
 
 } // namespace
@@ -84,6 +111,10 @@ private slots:
     void dragReachesEveryViewWithOneRecompute();
     void dragPastTheScaleIsClampedByTheEditor();
     void unmeasuredUtilisationHasItsOwnBar();
+    void unknownReadsAsDash_data();
+    void unknownReadsAsDash();
+    void caveatLeadsTheVerdict();
+    void definitionsButton();
     void aboutNamesVersions();
     void followsDarkPalette();
 };
@@ -370,6 +401,110 @@ void TestWorkbenchView::unmeasuredUtilisationHasItsOwnBar()
     QVERIFY(!chart->rowShown(kUnattributedRow));
     QCOMPARE(chart->valueSeconds(0),
              computeWasteBudget(unmeasured->reference.budgetInputs, Thresholds{}, HeuristicsProfile::Reference).usefulGpu);
+}
+
+/// Issue 23: what nothing measured reads "—" everywhere in the dashboard (budget table, chart
+/// label, gauge, plot level, threshold hints), never 0; each mark is "?".
+void TestWorkbenchView::unknownReadsAsDash_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QList<int>>("unknownRows");
+    QTest::addColumn<bool>("hostDash");
+    QTest::addColumn<bool>("utilDash");
+    QTest::addColumn<bool>("hbmDash");
+    QTest::newRow("host not traced") << "host" << QList<int>{1, 2} << true << false << false;
+    QTest::newRow("utilisation not measured") << "util" << QList<int>{0, 1, 2, 5, 6} << false << true << false;
+    QTest::newRow("no memory telemetry") << "hbm" << QList<int>{4} << false << false << true;
+    QTest::newRow("everything known") << "nothing" << QList<int>{} << false << false << false;
+}
+
+void TestWorkbenchView::unknownReadsAsDash()
+{
+    QFETCH(QString, what);
+    QFETCH(QList<int>, unknownRows);
+    QFETCH(bool, hostDash);
+    QFETCH(bool, utilDash);
+    QFETCH(bool, hbmDash);
+    Dashboard d;
+    d.session.openRun(fakeRunWithout(what));
+    d.session.live()->flush();
+    const WasteBudgetModel *model = d.session.budget();
+    const BudgetChart *chart = d.view.budgetChartView()->budgetChart();
+    const QString dash = QStringLiteral("—");
+    for (int row = 0; row < WasteBudget::BucketCount; ++row) {
+        const bool unknown = unknownRows.contains(row);
+        QCOMPARE(model->rowState(row) == ValueState::Unknown, unknown);
+        QCOMPARE(model->index(row, WasteBudgetModel::SecondsColumn).data().toString() == dash, unknown);
+        QCOMPARE(model->index(row, WasteBudgetModel::PercentColumn).data().toString() == dash, unknown);
+        QCOMPARE(chart->markText(row) == QStringLiteral("?"), unknown);
+        QCOMPARE(chart->categoryLabel(row).contains(dash), unknown);
+        if (unknown)
+            QCOMPARE(chart->valueSeconds(row), 0.0);  // no bar
+    }
+    ThresholdGauge *gauge = d.view.hostBusyGauge();
+    QCOMPARE(gauge->valueText() == dash, hostDash);
+    QCOMPARE(std::isnan(gauge->value()), hostDash);
+    QCOMPARE(d.panel.runValueLabel(ThresholdField::HostBusyAbove)->text(), hostDash ? QStringLiteral("run: —")
+                                                                                   : QStringLiteral("run: 0.60"));
+    if (!hostDash)  // a known value says what it covers
+        QVERIFY2(!gauge->scope().isEmpty() && gauge->toolTipText().contains(gauge->scope()), qPrintable(gauge->toolTipText()));
+    else
+        QVERIFY2(gauge->toolTipText().contains(QStringLiteral("unknown")), qPrintable(gauge->toolTipText()));
+    TelemetryPlot *plot = d.view.telemetryPlot();
+    QCOMPARE(plot->meanUtilLineShown(), !utilDash);
+    QCOMPARE(plot->meanUtilText(), utilDash ? QStringLiteral("budget util —") : QStringLiteral("budget util 25.0 %"));
+    QCOMPARE(d.panel.runValueLabel(ThresholdField::GpuUtilBelow)->text(), utilDash ? QStringLiteral("run: —")
+                                                                                  : QStringLiteral("run: 25.0 %"));
+    QVERIFY(!d.panel.runValueLabel(ThresholdField::GpuUtilBelow)->toolTip().isEmpty());
+    QCOMPARE(d.panel.runValueLabel(ThresholdField::HbmTarget)->text(), hbmDash ? QStringLiteral("run peak: —")
+                                                                              : QStringLiteral("run peak: 52.1 %"));
+}
+
+/// A run whose trace cannot carry a verdict says so first: the verdict is runVerdict() (caveat,
+/// then the budget's verdict), and the rows the caveat lowered name it as their source.
+void TestWorkbenchView::caveatLeadsTheVerdict()
+{
+    const LoadResult loaded = loadRun(test::dataPath(QStringLiteral("runs/graph-replay-decode")));
+    QCOMPARE(int(loaded.outcome), int(LoadOutcome::Finished));
+    WorkbenchSession session;
+    WorkbenchView view(&session);
+    view.resize(1366, 768);
+    view.show();
+    session.openRun(loaded.run);
+    session.live()->flush();
+    const Derived &derived = session.live()->derived();
+    QVERIFY(!derived.caveat.isEmpty());
+    QCOMPARE(view.verdictLabel()->text(), runVerdict(derived));
+    QVERIFY(view.verdictLabel()->text().startsWith(derived.caveat));
+    int caveated = 0;
+    for (int row = 0; row <= kUnattributedRow; ++row)
+        if (derived.caveated[std::size_t(row)]) {
+            ++caveated;
+            QCOMPARE(session.budget()->rowSource(row), derived.caveat);
+            QVERIFY(session.budget()->rowToolTip(row).contains(derived.caveat.toHtmlEscaped()));
+        }
+    QVERIFY(caveated > 0);
+}
+
+/// The "?" beside the budget's title opens every row's definition in the shown profile.
+void TestWorkbenchView::definitionsButton()
+{
+    Dashboard d;
+    BudgetChartView *view = d.view.budgetChartView();
+    QVERIFY(view->helpButton()->isVisible());
+    QVERIFY(!view->definitionsDialog());
+    QTest::mouseClick(view->helpButton(), Qt::LeftButton);
+    QDialog *dialog = view->definitionsDialog();
+    QVERIFY(dialog && dialog->isVisible());
+    const QString text = dialog->findChild<QTextBrowser *>()->toPlainText();
+    const bool measured = d.session.budget()->budget().terms.measured;
+    for (int row = 0; row <= kUnattributedRow; ++row)
+        QVERIFY2(text.contains(bucketDefinition(row, HeuristicsProfile::Workbench, measured)), qPrintable(text));
+    d.session.live()->setProfile(HeuristicsProfile::Reference);
+    view->showDefinitions();
+    QVERIFY(dialog->findChild<QTextBrowser *>()->toPlainText().contains(
+        bucketDefinition(0, HeuristicsProfile::Reference, false)));
+    dialog->close();
 }
 
 QTEST_MAIN(TestWorkbenchView)

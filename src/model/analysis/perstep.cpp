@@ -170,12 +170,13 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         if (!chosen && hasMarks(*c.timeline))
             chosen = &c;
     if (!chosen) {
-        out.source = QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane or "
-                                    "step annotations on the GPU lane); the run's budget is over %1%2")
-                         .arg(run.workbench.stepTimeSource,
-                              run.workbench.stepCutSpanS > 0.0
-                                  ? QStringLiteral(". --steps N (the Steps field) cuts the kernel span into N steps")
-                                  : QString());
+        out.source = run.workbench.stepCutSpanS > 0.0
+                         ? QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane "
+                                          "or step annotations on the GPU lane), so the budget takes the kernel span "
+                                          "as one step; --steps N (the Steps field) cuts it into N steps")
+                         : QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane "
+                                          "or step annotations on the GPU lane); the run's step time: %1")
+                               .arg(run.workbench.stepTimeSource);
         return out;
     }
 

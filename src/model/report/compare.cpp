@@ -45,6 +45,41 @@ QString numberField(const QJsonValue &v)
     return v.isDouble() ? exactNumberText(v.toDouble()) : QString();
 }
 
+const QString kDash = QStringLiteral("—");
+
+/// The report's `budget.buckets` key of a `metrics.waste_budget` key.
+QString bucketsKeyOf(const QString &wasteBudgetKey)
+{
+    return wasteBudgetKey == QLatin1String("unattributed_s") ? QStringLiteral("unattributed") : wasteBudgetKey;
+}
+
+/// A bucket the report says is unknown has no number, whatever `metrics.waste_budget` (the seed
+/// schema, 0 there) holds.
+bool bucketUnknown(const QJsonObject &report, const QString &wasteBudgetKey)
+{
+    const QJsonValue bucket = report[QStringLiteral("budget")][QStringLiteral("buckets")][bucketsKeyOf(wasteBudgetKey)];
+    return bucket[QStringLiteral("state")].toString() == QLatin1String("unknown");
+}
+
+/// A bucket's seconds per step for a table cell: "—" when unknown or missing. The seed schema's
+/// `metrics.waste_budget` where it has the key (the reference's has no unattributed_s), else
+/// `budget.buckets.<name>.seconds_per_step`.
+QString bucketField(const QJsonObject &report, const QString &wasteBudgetKey)
+{
+    QJsonValue v = report[kMetrics][kBudget][wasteBudgetKey];
+    if (v.isUndefined())
+        v = report[QStringLiteral("budget")][QStringLiteral("buckets")][bucketsKeyOf(wasteBudgetKey)]
+                  [QStringLiteral("seconds_per_step")];
+    return !v.isDouble() || bucketUnknown(report, wasteBudgetKey) ? kDash : exactNumberText(v.toDouble());
+}
+
+/// A headline quantity's value for a table cell (`quantities.<key>.value`): "—" when null.
+QString quantityField(const QJsonObject &report, const QString &key)
+{
+    const QJsonValue v = report[QStringLiteral("quantities")][key][QStringLiteral("value")];
+    return v.isDouble() ? exactNumberText(v.toDouble()) : kDash;
+}
+
 } // namespace
 
 QHash<QString, double> kernelSecondsPerStep(const RunAnalysis &run, HeuristicsProfile profile,
@@ -90,8 +125,10 @@ QJsonObject compareDelta(const QJsonObject &baseline, const QJsonObject &other,
     if (b.contains(QLatin1String("unattributed_s")) || o.contains(QLatin1String("unattributed_s")))
         keys << QStringLiteral("unattributed_s");  // workbench reports: the step nothing measured
     for (const QString &key : keys) {
-        budget.insert(key, difference(b[key], o[key]));
-        share.insert(key, b[key].isDouble() && o[key].isDouble() && stepB > 0 && stepO > 0
+        // Unknown in either run: no difference to speak of (0 − x would read as a change).
+        const bool unknown = bucketUnknown(baseline, key) || bucketUnknown(other, key);
+        budget.insert(key, unknown ? QJsonValue(QJsonValue::Null) : difference(b[key], o[key]));
+        share.insert(key, !unknown && b[key].isDouble() && o[key].isDouble() && stepB > 0 && stepO > 0
                               ? QJsonValue(o[key].toDouble() / stepO - b[key].toDouble() / stepB)
                               : QJsonValue(QJsonValue::Null));
     }
@@ -162,8 +199,8 @@ QStringList tableHeader()
     QStringList h{QStringLiteral("run"), QStringLiteral("path"), QStringLiteral("profile")};
     for (int i = 0; i < WasteBudget::BucketCount; ++i)
         h << WasteBudget::bucketKey(i);
-    h << QStringLiteral("gpu_util_pct") << QStringLiteral("step_time_seconds") << QStringLiteral("top_kernel")
-      << QStringLiteral("top_kernel_pct_time") << QStringLiteral("diagnostics");
+    h << QStringLiteral("unattributed_s") << QStringLiteral("gpu_util_pct") << QStringLiteral("step_time_seconds")
+      << QStringLiteral("top_kernel") << QStringLiteral("top_kernel_pct_time") << QStringLiteral("diagnostics");
     return h;
 }
 
@@ -173,12 +210,12 @@ QStringList tableRow(const QJsonObject &report)
     QStringList row{report[QStringLiteral("run")][QStringLiteral("name")].toString(),
                     report[QStringLiteral("run")][QStringLiteral("path")].toString(),
                     report[QStringLiteral("profile")].toString()};
-    const QJsonObject budget = metrics[kBudget].toObject();
     for (int i = 0; i < WasteBudget::BucketCount; ++i)
-        row << numberField(budget[WasteBudget::bucketKey(i)]);
+        row << bucketField(report, WasteBudget::bucketKey(i));
+    row << bucketField(report, QStringLiteral("unattributed_s"));
     const QJsonArray top = metrics[QStringLiteral("top_kernels")].toArray();
-    row << numberField(metrics[QStringLiteral("gpu_util_pct")])
-        << numberField(report[QStringLiteral("aggregates")][QStringLiteral("step_time_seconds")])
+    // One value per quantity: the report's `quantities`, as the window and the PNG show them.
+    row << quantityField(report, QStringLiteral("gpu_util_pct")) << quantityField(report, QStringLiteral("step_time_s"))
         << (top.isEmpty() ? QString() : top.first()[QStringLiteral("name")].toString())
         << (top.isEmpty() ? QString() : numberField(top.first()[QStringLiteral("pct_time")]))
         << QString::number(report[QStringLiteral("diagnostics")].toArray().size());

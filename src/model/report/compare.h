@@ -24,7 +24,8 @@ QStringList topKernelNames(const QJsonObject &report);
 /// {"waste_budget": {bucket: other − baseline}, "share_of_step": {bucket: …}, "step_time_seconds",
 ///  "kernels": [{"name", "baseline_s_per_step", "other_s_per_step", "delta_s_per_step", "change"}]}.
 /// `change` is new, gone, faster, slower or same; kernels are the union of both top-kernel
-/// lists, largest |delta| first. A bucket that is null in either report has a null delta.
+/// lists, largest |delta| first. A bucket that is null or unknown (`budget.buckets.<name>.state`)
+/// in either report has a null delta.
 QJsonObject compareDelta(const QJsonObject &baseline, const QJsonObject &other,
                          const QHash<QString, double> &baselineKernels, const QHash<QString, double> &otherKernels,
                          int otherIndex);
@@ -34,8 +35,9 @@ QJsonObject compareDelta(const QJsonObject &baseline, const QJsonObject &other,
 QJsonObject compareRuns(const std::vector<const RunAnalysis *> &runs, HeuristicsProfile profile,
                         const Thresholds &thresholds, int baseline, const QStringList &command);
 
-/// `table` columns and one row per report (budget buckets, utilisation, step time, top kernel,
-/// diagnostics count).
+/// `table` columns and one row per report: the seven buckets and unattributed_s (s/step), GPU
+/// utilisation and step time (the report's `quantities`), top kernel, diagnostics count. An
+/// unknown value is "—", never 0 or an empty cell.
 QStringList tableHeader();
 QStringList tableRow(const QJsonObject &report);
 

@@ -17,13 +17,16 @@ QJsonObject extremeJson(const RankExtreme &e)
                        {QStringLiteral("straggler_rank"), e.stragglerRank}};
 }
 
-const QString kStragglerDefinition = QStringLiteral(
-    "the rank the others wait for: the most time per step on its own work (step time less its exposed "
-    "communication: compute, data loading and host gaps before it reaches the collectives). In a synchronous job "
-    "every rank's step is as long and the others show the wait as exposed communication; the rank with the "
-    "longest step is usually one that waits");
-
 } // namespace
+
+QString stragglerDefinition()
+{
+    return QStringLiteral(
+        "The straggler is the rank the others wait for: the one with the most time per step on its own work (step "
+        "time less its exposed communication: compute, data loading and host gaps before it reaches the "
+        "collectives). In a synchronous job every rank's step is as long and the others show the wait as exposed "
+        "communication, so the rank with the longest step is usually one that waits.");
+}
 
 void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)
 {
@@ -80,7 +83,7 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Derived
                               {QStringLiteral("compute_s_per_step"), extremeJson(spread->computeSPerStep)},
                               {QStringLiteral("own_work_s_per_step"), extremeJson(spread->ownWorkSPerStep)},
                               {QStringLiteral("straggler_rank"), spread->ownWorkSPerStep.stragglerRank},
-                              {QStringLiteral("straggler_definition"), kStragglerDefinition}});
+                              {QStringLiteral("straggler_definition"), stragglerDefinition()}});
 }
 
 } // namespace goblin

@@ -13,4 +13,7 @@ namespace goblin {
 /// profile (the reference profile's own budget stays the reference's).
 void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived);
 
+/// Who the straggler is, in words (the report's `straggler_definition`, the Ranks tab).
+QString stragglerDefinition();
+
 } // namespace goblin

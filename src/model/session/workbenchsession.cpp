@@ -28,6 +28,7 @@ WorkbenchSession::WorkbenchSession(QObject *parent)
 
     connect(m_live, &LiveAnalysis::profileChanged, m_runs, &RunModel::setProfile);
     connect(m_live, &LiveAnalysis::metricsChanged, this, &WorkbenchSession::updateBudgetModel);
+    m_budget->setDerived(&m_live->derived());  // the caveat and the step's source, for every view of it
     // Keep the current row right when a run above it is closed.
     connect(m_runs, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &parent, int first, int last) {
         if (parent.isValid() || m_currentRow < 0)

@@ -15,6 +15,8 @@ enum ModelRole : int {
     SeverityRole,                 ///< goblin::Severity as int
     FileRole,                     ///< file a diagnostic names, relative to the run folder
     LineRole,                     ///< 1-based line a diagnostic names; 0 = whole file
+    StateRole,                    ///< goblin::ValueState as int: measured, estimated or unknown (shown as "—")
+    SourceRole,                   ///< where a number came from, or why it is unknown, in a short phrase
     RoleCount
 };
 

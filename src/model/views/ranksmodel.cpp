@@ -1,5 +1,8 @@
 #include "ranksmodel.h"
 
+#include "ranksjson.h"
+
+#include "budgetformula.h"
 #include "formatting.h"
 #include "modelroles.h"
 
@@ -39,6 +42,18 @@ void RanksModel::setDerived(const Derived &derived)
     emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
+int RanksModel::budgetRowOfColumn(int column)
+{
+    if (column >= FirstBucketColumn && column < UnattributedColumn)
+        return column - FirstBucketColumn;
+    return column == UnattributedColumn ? kUnattributedRow : -1;
+}
+
+QString RanksModel::stragglerDefinition()
+{
+    return goblin::stragglerDefinition();
+}
+
 int RanksModel::stragglerRow() const
 {
     if (!m_spread || m_spread->ranks < 2)
@@ -55,8 +70,9 @@ QString RanksModel::spreadText() const
     const QString budget = m_run->workbench.ranks->budgetIsMean
                                ? tr("the workbench budget is their mean")
                                : tr("the workbench budget is the run's, all processes per step per GPU");
-    return tr("%1 ranks (%2); %3. Straggler: rank %4, %5 per step on its own work before the collectives (the "
-              "others wait for it; step %6 – %7, exposed communication %8 – %9 per step).")
+    return tr("%1 ranks (%2); %3. Straggler: rank %4, the one the others wait for (most own work per step before "
+              "the collectives: step − exposed comm), %5. Steps %6 – %7 (the longest is usually a rank that waits), "
+              "exposed comm %8 – %9 per step.")
         .arg(m_spread->ranks)
         .arg(m_run->workbench.ranks->kind, budget)
         .arg(m_spread->ownWorkSPerStep.stragglerRank)
@@ -85,6 +101,8 @@ double RanksModel::rawValue(const RankResult &x, int column) const
         return x.stepTimeS;
     case ExposedCommColumn:
         return x.exposedCommSPerStep;
+    case OwnWorkColumn:
+        return x.ownWorkSPerStep();
     case GpuUtilColumn:
         return x.measured ? x.budget.terms.gpuUtilPct : a.budgetInputs.gpuUtilKnown ? a.gpuUtilPct : double(NAN);
     case HostBusyColumn:
@@ -94,8 +112,8 @@ double RanksModel::rawValue(const RankResult &x, int column) const
     case KernelsColumn:
         return double(x.inputs->kernels);
     default:
-        if (column >= FirstBucketColumn && column < KernelsColumn)
-            return x.budget.bucket(column - FirstBucketColumn);
+        if (const int row = budgetRowOfColumn(column); row >= 0)
+            return x.budget.state(row) == ValueState::Unknown ? double(NAN) : budgetRowSeconds(x.budget, row);
         return 0.0;
     }
 }
@@ -121,16 +139,24 @@ QVariant RanksModel::data(const QModelIndex &index, int role) const
         }
         case KernelsColumn:
             return QString::number(x.inputs->kernels);
-        default:
-            return formatSeconds(rawValue(x, column));
+        default: {
+            const double v = rawValue(x, column);
+            return std::isnan(v) ? QStringLiteral("—") : formatSeconds(v);
+        }
         }
     case SortRole:
     case RawValueRole:
         if (column == FileColumn)
             return x.inputs->file;
         return rawValue(x, column);
+    case StateRole:
+        if (const int row = budgetRowOfColumn(column); row >= 0)
+            return int(x.budget.state(row));
+        return {};
     case Qt::ToolTipRole:
         switch (column) {
+        case FileColumn:
+            return x.inputs->file;
         case StepTimeColumn:
             return x.stepTimeSource;
         case GpuUtilColumn:
@@ -140,8 +166,13 @@ QVariant RanksModel::data(const QModelIndex &index, int role) const
         case ExposedCommColumn:
             return tr("Collective time no compute kernel overlaps on the same device, per step, mean over the "
                       "rank's devices");
+        case OwnWorkColumn:
+            return tr("Step time less exposed communication: the time this rank spends on its own work before it "
+                      "reaches the collectives");
         default:
-            return straggler ? tr("The rank with the longest step") : QVariant();
+            if (const int row = budgetRowOfColumn(column); row >= 0)
+                return tr("%1: %2").arg(valueStateName(x.budget.state(row)), bucketSource(row, x.budget, HeuristicsProfile::Workbench));
+            return straggler ? stragglerDefinition() : QVariant();
         }
     case Qt::TextAlignmentRole:
         return column == FileColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -170,9 +201,11 @@ QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int ro
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
-    if (role == Qt::ToolTipRole && section >= FirstBucketColumn && section < KernelsColumn)
-        return tr("%1 per step of this rank, its own budget under the current thresholds")
-            .arg(WasteBudget::bucketLabel(section - FirstBucketColumn));
+    if (role == Qt::ToolTipRole && budgetRowOfColumn(section) >= 0)
+        return tr("%1 per step of this rank, its own budget under the current thresholds (— where unknown)")
+            .arg(budgetRowLabel(budgetRowOfColumn(section)));
+    if (role == Qt::ToolTipRole && section == OwnWorkColumn)
+        return stragglerDefinition();
     if (role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -184,6 +217,8 @@ QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int ro
         return tr("Step time");
     case ExposedCommColumn:
         return tr("Exposed comm / step");
+    case OwnWorkColumn:
+        return tr("Own work / step");
     case GpuUtilColumn:
         return tr("GPU util");
     case HostBusyColumn:
@@ -191,7 +226,7 @@ QVariant RanksModel::headerData(int section, Qt::Orientation orientation, int ro
     case KernelsColumn:
         return tr("Kernels");
     default:
-        return WasteBudget::bucketLabel(section - FirstBucketColumn);
+        return budgetRowLabel(budgetRowOfColumn(section));
     }
 }
 

@@ -65,6 +65,9 @@ QVariant TelemetryModel::data(const QModelIndex &index, int role) const
 
 QVariant TelemetryModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == GpuColumn)
+        return tr("amd-smi's GPU index, from 0. The Timeline tab names the same GPU \"GPU n (trace device m)\": the "
+                  "n-th device of the trace in device order, beside the number the trace gives it.");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {

@@ -5,6 +5,7 @@
 #include "kernelfilterproxy.h"
 #include "liveanalysis.h"
 #include "modelroles.h"
+#include "ranksmodel.h"
 #include "runmodel.h"
 #include "telemetrymodel.h"
 #include "wastebudgetmodel.h"
@@ -14,6 +15,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <cmath>
 
 using namespace goblin;
 
@@ -45,6 +47,10 @@ private slots:
     void telemetryModel();
     void diagnosticsModel();
     void wasteBudgetModel();
+    void wasteBudgetModelStates_data();
+    void wasteBudgetModelStates();
+    void wasteBudgetModelCaveatAndStep();
+    void ranksModelUnknownBuckets();
     void sessionCurrentRun();
     void sessionThresholdChangeResetsNothing();
 };
@@ -255,7 +261,8 @@ void TestItemModels::wasteBudgetModel()
     model.setResult(expected, HeuristicsProfile::Workbench);
     QCOMPARE(reset.count(), 0);
     QCOMPARE(changed.count(), 1);
-    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(WasteBudgetModel::SecondsColumn));
+    // The state marks and the numbers change together; the bucket names never do.
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(), int(WasteBudgetModel::StateColumn));
     for (int i = 0; i < WasteBudget::BucketCount; ++i) {
         QCOMPARE(model.index(i, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), expected.bucket(i));
         QCOMPARE(model.index(i, WasteBudgetModel::PercentColumn).data(SortRole).toDouble(),
@@ -275,13 +282,169 @@ void TestItemModels::wasteBudgetModel()
     QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::BucketColumn).data(WasteBudgetModel::ShownRole).toBool());
     QCOMPARE(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), rest.unattributed);
     QCOMPARE(rest.unattributed, 0.5 - rest.commExcess - rest.memoryHeadroom);  // nothing else has an input
-    QCOMPARE(model.index(0, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble(), 0.0);
+    // Useful GPU is unknown, not 0 (issue 23): no number, "—", no bar.
+    QCOMPARE(rest.state(0), ValueState::Unknown);
+    QVERIFY(std::isnan(model.index(0, WasteBudgetModel::SecondsColumn).data(SortRole).toDouble()));
+    QCOMPARE(model.index(0, WasteBudgetModel::SecondsColumn).data().toString(), QStringLiteral("—"));
+    QVERIFY(!model.index(0, WasteBudgetModel::PercentColumn).data(FractionRole).isValid());
     QVERIFY(model.index(kUnattributedRow, WasteBudgetModel::SecondsColumn)
                 .data(FormulaRole).toString().startsWith(QStringLiteral("not measured")));
     model.setResult(expected, HeuristicsProfile::Workbench);
     // data wait counts (util 25 % < 30 %, host busy 0.6 > 0.5) and its formula says why.
     QVERIFY(expected.dataWait > 0.0);
     QVERIFY(model.index(1, WasteBudgetModel::FormulaColumn).data().toString().contains(QStringLiteral("25.0 % < 30.0 %")));
+}
+
+/// A budget whose rows carry the given state: the cells say the number, or "—" when unknown,
+/// whatever number the budget holds there (issue 23: unknown is never shown as 0).
+void TestItemModels::wasteBudgetModelStates_data()
+{
+    QTest::addColumn<int>("row");
+    QTest::addColumn<int>("state");
+    QTest::addColumn<double>("seconds");
+    QTest::addColumn<QString>("secondsText");
+    QTest::addColumn<QString>("percentText");
+    QTest::addColumn<QString>("mark");
+    const auto M = int(ValueState::Measured), E = int(ValueState::Estimated), U = int(ValueState::Unknown);
+    QTest::newRow("measured data wait") << 1 << M << 0.1 << QStringLiteral("100 ms") << QStringLiteral("20.0 %") << "M";
+    QTest::newRow("estimated precision path, zero") << 5 << E << 0.0 << QStringLiteral("0 s") << QStringLiteral("0.0 %") << "E";
+    QTest::newRow("unknown memory headroom, zero") << 4 << U << 0.0 << QStringLiteral("—") << QStringLiteral("—") << "?";
+    QTest::newRow("unknown host gap holding a number") << 2 << U << 0.3 << QStringLiteral("—") << QStringLiteral("—") << "?";
+    QTest::newRow("measured unattributed") << int(kUnattributedRow) << M << 0.05 << QStringLiteral("50.0 ms")
+                                          << QStringLiteral("10.0 %") << "M";
+}
+
+void TestItemModels::wasteBudgetModelStates()
+{
+    QFETCH(int, row);
+    QFETCH(int, state);
+    QFETCH(double, seconds);
+    QFETCH(QString, secondsText);
+    QFETCH(QString, percentText);
+    QFETCH(QString, mark);
+    WasteBudgetModel model;
+    QAbstractItemModelTester tester(&model, kTesterMode);
+    WasteBudget b;
+    b.terms.stepS = 0.5;
+    b.terms.measured = true;
+    b.states.fill(ValueState::Measured);
+    b.states[std::size_t(row)] = ValueState(state);
+    switch (row) {
+    case 1: b.dataWait = seconds; break;
+    case 2: b.hostGap = seconds; break;
+    case 4: b.memoryHeadroom = seconds; break;
+    case 5: b.precisionPath = seconds; break;
+    default: b.unattributed = seconds; break;
+    }
+    model.setResult(b, HeuristicsProfile::Workbench);
+    const bool unknown = ValueState(state) == ValueState::Unknown;
+    QCOMPARE(model.index(row, WasteBudgetModel::SecondsColumn).data().toString(), secondsText);
+    QCOMPARE(model.index(row, WasteBudgetModel::PercentColumn).data().toString(), percentText);
+    QCOMPARE(model.index(row, WasteBudgetModel::StateColumn).data().toString(), mark);
+    QCOMPARE(model.index(row, WasteBudgetModel::BucketColumn).data(StateRole).toInt(), state);
+    QCOMPARE(model.rowState(row), ValueState(state));
+    const double raw = model.index(row, WasteBudgetModel::SecondsColumn).data(RawValueRole).toDouble();
+    QCOMPARE(std::isnan(raw), unknown);
+    if (!unknown)
+        QCOMPARE(raw, seconds);
+    QCOMPARE(model.index(row, WasteBudgetModel::PercentColumn).data(FractionRole).isValid(), !unknown);
+    // Where the number came from, in the tooltip with the state and the formula.
+    const QString source = model.index(row, WasteBudgetModel::BucketColumn).data(SourceRole).toString();
+    QCOMPARE(source, bucketSource(row, b, HeuristicsProfile::Workbench));
+    QVERIFY(!source.isEmpty());
+    const QString tip = model.index(row, WasteBudgetModel::SecondsColumn).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(valueStateName(ValueState(state))), qPrintable(tip));
+    QVERIFY2(tip.contains(source.toHtmlEscaped()), qPrintable(tip));
+    if (row == kUnattributedRow)  // not a bucket: its meaning is said
+        QVERIFY2(tip.contains(bucketDefinition(row, HeuristicsProfile::Workbench, true).toHtmlEscaped()), qPrintable(tip));
+    QVERIFY(model.headerData(WasteBudgetModel::StateColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(
+        QStringLiteral("unknown")));
+}
+
+/// The caveat is the source of the rows it lowered; the step time's state and scope are the
+/// run's StepTimeS quantity.
+void TestItemModels::wasteBudgetModelCaveatAndStep()
+{
+    WasteBudgetModel model;
+    QAbstractItemModelTester tester(&model, kTesterMode);
+    Derived derived;
+    derived.caveat = QStringLiteral("HIP graph replay: kernels recorded for 1 replay in 8 — idle not measured");
+    derived.caveated[1] = true;
+    derived.quantities[QuantityKey::StepTimeS] =
+        Quantity{0.5, ValueState::Measured, QStringLiteral("mean of 3 measured step window(s)"),
+                 QStringLiteral("mean of 3 step(s) × 1 device(s)")};
+    model.setDerived(&derived);
+    WasteBudget b;
+    b.terms.stepS = 0.5;
+    b.terms.measured = true;
+    b.states.fill(ValueState::Estimated);
+    b.states[1] = ValueState::Unknown;
+    model.setResult(b, HeuristicsProfile::Workbench);
+    QCOMPARE(model.rowSource(1), derived.caveat);
+    QCOMPARE(model.rowSource(2), bucketSource(2, b, HeuristicsProfile::Workbench));
+    QCOMPARE(model.rowState(kStepTimeRow), ValueState::Measured);
+    QCOMPARE(model.index(kStepTimeRow, WasteBudgetModel::StateColumn).data().toString(), QStringLiteral("M"));
+    QVERIFY(model.rowSource(kStepTimeRow).contains(QStringLiteral("mean of 3 step(s) × 1 device(s)")));
+    QCOMPARE(model.index(kStepTimeRow, WasteBudgetModel::SecondsColumn).data().toString(), QStringLiteral("500 ms"));
+    // Read when asked: a later recompute's caveat is what the rows say.
+    derived.caveat.clear();
+    QCOMPARE(model.rowSource(1), bucketSource(1, b, HeuristicsProfile::Workbench));
+    model.setDerived(nullptr);
+    QCOMPARE(model.rowState(kStepTimeRow), ValueState::Estimated);
+}
+
+/// The Ranks table: an unknown bucket of a rank reads "—" (NaN behind it), the straggler is the
+/// rank with the most own work per step, not the longest step.
+void TestItemModels::ranksModelUnknownBuckets()
+{
+    RanksModel model;
+    QAbstractItemModelTester tester(&model, kTesterMode);
+    auto run = std::make_shared<RunAnalysis>();
+    auto set = std::make_shared<RankSet>();
+    set->kind = QStringLiteral("chrome traces");
+    set->budgetIsMean = true;
+    set->ranks.resize(2);
+    set->ranks[0].rank = 0;
+    set->ranks[0].file = QStringLiteral("rank-0.json");
+    set->ranks[1].rank = 1;
+    set->ranks[1].file = QStringLiteral("rank-1.json");
+    run->workbench.ranks = set;
+    Derived derived;
+    for (int i = 0; i < 2; ++i) {
+        RankResult r;
+        r.inputs = &set->ranks[std::size_t(i)];
+        r.measured = true;
+        r.budget.terms.measured = true;
+        r.budget.states.fill(ValueState::Measured);
+        r.budget.states[4] = ValueState::Unknown;  // no memory telemetry
+        r.budget.dataWait = 0.002;
+        r.budget.memoryHeadroom = 0.0;
+        derived.ranks.push_back(r);
+    }
+    // Rank 0 has the longest step but waits in communication; rank 1 works longest on its own.
+    derived.ranks[0].stepTimeS = 0.010;
+    derived.ranks[0].exposedCommSPerStep = 0.004;
+    derived.ranks[1].stepTimeS = 0.009;
+    derived.ranks[1].exposedCommSPerStep = 0.001;
+    RankSpread spread;
+    spread.ranks = 2;
+    spread.ownWorkSPerStep = RankExtreme{0.006, 0.008, 1, 1};
+    spread.stepTimeS = RankExtreme{0.009, 0.010, 0, 0};
+    derived.spread = spread;
+    model.setRun(run, derived);
+    QCOMPARE(model.rowCount(), 2);
+    const int headroom = RanksModel::FirstBucketColumn + 4;
+    QCOMPARE(model.index(0, headroom).data().toString(), QStringLiteral("—"));
+    QVERIFY(std::isnan(model.index(0, headroom).data(RawValueRole).toDouble()));
+    QCOMPARE(model.index(0, headroom).data(StateRole).toInt(), int(ValueState::Unknown));
+    QCOMPARE(model.index(0, RanksModel::FirstBucketColumn + 1).data(RawValueRole).toDouble(), 0.002);
+    QCOMPARE(model.index(0, RanksModel::UnattributedColumn).data(RawValueRole).toDouble(), 0.0);
+    QCOMPARE(model.stragglerRow(), 1);
+    QVERIFY(model.index(1, RanksModel::RankColumn).data().toString().contains(QStringLiteral("straggler")));
+    QVERIFY(!model.index(0, RanksModel::RankColumn).data().toString().contains(QStringLiteral("straggler")));
+    QCOMPARE(model.index(1, RanksModel::OwnWorkColumn).data(RawValueRole).toDouble(), 0.009 - 0.001);
+    QVERIFY(model.index(1, RanksModel::RankColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("wait")));
+    QVERIFY(model.spreadText().contains(QStringLiteral("Straggler: rank 1")));
 }
 
 void TestItemModels::sessionCurrentRun()

@@ -753,7 +753,7 @@ private slots:
         QVERIFY(!missing.workbench.gpuUtilPct && !missing.reference.gpuUtilPct);
         QCOMPARE(missing.diagnostics.size(), size_t(1));
         QCOMPARE(missing.diagnostics.front().file, QStringLiteral("amd_smi.csv"));
-        QVERIFY(missing.diagnostics.front().message.contains(QLatin1String("falls back to kernel time")));
+        QVERIFY(missing.diagnostics.front().message.contains(QLatin1String("HBM usage is unknown")));
 
         // A folder named amd_smi.csv: Python's Path.exists() is true, read_text() raises
         // IsADirectoryError (an OSError the reference catches: nothing read).
