@@ -32,30 +32,41 @@ QFont pixelFont(int pixelSize, bool bold = false)
     return font;
 }
 
-/// The texts painted so far, in painting order (renderDashboardImage's `painted`); nullptr: none kept.
-thread_local QStringList *t_painted = nullptr;
+/// A painter that also keeps every text it draws, in painting order (renderDashboardImage's `painted`,
+/// which tests compare with what the image says); nullptr: none kept.
+class RecordingPainter : public QPainter
+{
+public:
+    RecordingPainter(QPaintDevice *device, QStringList *painted) : QPainter(device), m_painted(painted) {}
+    void record(const QString &text)
+    {
+        if (m_painted && !text.isEmpty())
+            m_painted->append(text);
+    }
+
+private:
+    QStringList *m_painted;
+};
 
 /// Draws `text` in `rect` with `font`, elided to the width; returns the height used.
-int drawLine(QPainter &p, const QRect &rect, const QString &text, const QFont &font,
+int drawLine(RecordingPainter &p, const QRect &rect, const QString &text, const QFont &font,
              Qt::Alignment align = Qt::AlignLeft, Qt::TextElideMode elide = Qt::ElideRight)
 {
     p.setFont(font);
     const QFontMetrics fm(font);
     const QString shown = fm.elidedText(text, elide, rect.width());
     p.drawText(rect.x(), rect.y(), rect.width(), fm.height(), int(align | Qt::AlignVCenter), shown);
-    if (t_painted && !shown.isEmpty())
-        t_painted->append(shown);
+    p.record(shown);
     return fm.height();
 }
 
 /// Draws `text` word-wrapped in `width` from `top`; returns the height used.
-int drawWrapped(QPainter &p, int x, int top, int width, const QString &text, const QFont &font)
+int drawWrapped(RecordingPainter &p, int x, int top, int width, const QString &text, const QFont &font)
 {
     p.setFont(font);
     const QRect used = QFontMetrics(font).boundingRect(QRect(x, top, width, 10000), Qt::TextWordWrap, text);
     p.drawText(QRect(x, top, width, used.height()), int(Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap), text);
-    if (t_painted && !text.isEmpty())
-        t_painted->append(text);
+    p.record(text);
     return used.height();
 }
 
@@ -120,13 +131,6 @@ QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, c
 
 QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, double dpr, QStringList *painted)
 {
-    // Every text drawn below is also kept in `painted` (tests compare what the image says).
-    struct Recorder {
-        explicit Recorder(QStringList *out) : previous(t_painted) { t_painted = out; }
-        ~Recorder() { t_painted = previous; }
-        QStringList *previous;
-    } recorder(painted);
-
     const HeuristicsProfile profile = derived.profile;
     const Thresholds &thresholds = derived.thresholds;
     const RunMetrics &metrics = derived.metrics;
@@ -141,7 +145,7 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     image.setDevicePixelRatio(dpr);
     image.fill(palette.color(QPalette::Base));
 
-    QPainter p(&image);
+    RecordingPainter p(&image, painted);
     p.setRenderHint(QPainter::Antialiasing);
     p.setRenderHint(QPainter::TextAntialiasing);
     p.setPen(palette.color(QPalette::Text));
