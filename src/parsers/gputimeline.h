@@ -41,6 +41,9 @@ struct StepWindow {
     qint64 startNs = 0;
     qint64 endNs = 0;
     bool gpuLane = false;        ///< from a GPU-lane annotation rather than the CPU lane
+    /// Another trace's step (the torch trace's ProfilerStep), moved onto this file's clock by
+    /// matching the two traces' kernels (model: ClockAlignment).
+    bool aligned = false;
 };
 
 /// Everything of the GPU timeline one trace file holds.

@@ -147,7 +147,8 @@ std::vector<TimeInterval> stepWindowsOf(const GpuTimelineFile &file, size_t file
     for (const DeviceTimelineAnalysis &d : analysis.devices) {
         if (d.fileIndex != fileIndex || d.deviceIndex != deviceIndex)
             continue;
-        if (d.stepsKind == TimelineStepsKind::CpuProfilerSteps || d.stepsKind == TimelineStepsKind::GpuAnnotations)
+        if (d.stepsKind == TimelineStepsKind::CpuProfilerSteps || d.stepsKind == TimelineStepsKind::GpuAnnotations ||
+            d.stepsKind == TimelineStepsKind::AlignedProfilerSteps)
             return unionOf(d.stepWindows);
         return {};
     }

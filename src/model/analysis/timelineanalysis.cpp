@@ -387,17 +387,19 @@ TimelineAnalysis analyzeTimeline(const GpuTimeline &timeline, int equalSteps)
         // Step windows: CPU-lane ProfilerSteps, else GPU-lane annotations, else N equal steps
         // of the kernel span, else the span as one step.
         std::vector<TimeInterval> cpuSteps, gpuSteps;
+        bool alignedSteps = false;
         for (const StepWindow &w : file.steps) {
             if (w.endNs <= w.startNs)
                 continue;
             (w.gpuLane ? gpuSteps : cpuSteps).push_back({w.startNs, w.endNs});
+            alignedSteps = alignedSteps || (w.aligned && !w.gpuLane);
         }
         summary.hasCpuSteps = !cpuSteps.empty();
         summary.hasGpuSteps = !gpuSteps.empty();
         TimelineStepsKind kind = TimelineStepsKind::WholeSpan;
         std::vector<TimeInterval> windows;
         if (!cpuSteps.empty()) {
-            kind = TimelineStepsKind::CpuProfilerSteps;
+            kind = alignedSteps ? TimelineStepsKind::AlignedProfilerSteps : TimelineStepsKind::CpuProfilerSteps;
             windows = std::move(cpuSteps);
         } else if (!gpuSteps.empty()) {
             kind = TimelineStepsKind::GpuAnnotations;

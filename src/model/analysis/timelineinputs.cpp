@@ -1,5 +1,6 @@
 #include "timelineinputs.h"
 
+#include "clockalignment.h"
 #include "kernelsfromtimeline.h"
 #include "timelinecrosscheck.h"
 
@@ -59,6 +60,17 @@ void prepareTimelines(RunAnalysis &run)
                           : QString())});
     }
 
+    if (run.kernelTimeline.hasKernels() && run.torchTimeline.hasKernels()) {
+        // One clock: the kernel trace's devices get the torch trace's steps (re-measured on them).
+        run.clockAlignment = alignClocks(run.kernels.timeline, run.torch.timeline);
+        if (run.clockAlignment.attempted)
+            run.diagnostics.push_back({Severity::Info,
+                                       run.clockAlignment.aligned ? run.clockAlignment.kernelTraceFile
+                                                                  : firstFileOf(run.kernels.timeline),
+                                       0, QStringLiteral("clock alignment: %1").arg(run.clockAlignment.reason)});
+        if (giveAlignedSteps(run.kernels.timeline, run.torch.timeline, run.clockAlignment))
+            run.kernelTimeline = analyzeTimeline(run.kernels.timeline);
+    }
     if (run.kernelTimeline.hasKernels() && run.torchTimeline.hasKernels()) {
         const QString kernelName = firstFileOf(run.kernels.timeline);
         const TimelineCrossCheck check =

@@ -108,6 +108,9 @@ struct RunAnalysis {
     /// trace's kernel events because no kernel trace had any (the reference reads none).
     bool kernelsFromTorchTimeline = false;
     StepSeries steps;  ///< every profiled step's own budget inputs (workbench reading; issue 14)
+    /// The kernel trace's clock against the torch trace's; when aligned, the kernel trace's devices
+    /// carry the torch trace's steps (moved onto their clock).
+    ClockAlignment clockAlignment;
     /// Training or inference, graph replay, the timeline's own checks (runtraits.h).
     RunTraitsAnalysis traits;
     /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its

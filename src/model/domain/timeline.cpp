@@ -125,6 +125,8 @@ QString timelineStepsKindName(TimelineStepsKind kind)
     switch (kind) {
     case TimelineStepsKind::CpuProfilerSteps:
         return QStringLiteral("ProfilerStep");
+    case TimelineStepsKind::AlignedProfilerSteps:
+        return QStringLiteral("ProfilerStep (torch trace, clock aligned)");
     case TimelineStepsKind::GpuAnnotations:
         return QStringLiteral("GPU annotations");
     case TimelineStepsKind::EqualSplit:

@@ -74,6 +74,7 @@ struct TimelineKernelStat {
 /// Which step windows a device's per-step values use.
 enum class TimelineStepsKind {
     CpuProfilerSteps,  ///< ProfilerStep#N on the CPU lane of the file
+    AlignedProfilerSteps,  ///< the torch trace's ProfilerStep#N, moved onto a kernel trace's clock
     GpuAnnotations,    ///< Optimizer.step / ProfilerStep annotations on the GPU lane
     EqualSplit,        ///< the file's kernel span cut into N equal steps (--steps N)
     WholeSpan,         ///< no marks and no N: the file's kernel span as one step
@@ -119,6 +120,25 @@ struct TimelineAnalysis {
 };
 
 inline constexpr int kTimelineTopKernels = 10;
+
+/// How a kernel trace's clock (rocprofv3: ns since boot) maps onto the torch trace's (Kineto: its
+/// own base), found by matching the two traces' kernel sequences (names and durations):
+/// kernelTraceNs = torchNs + offsetNs. analysis/clockalignment.h finds it; docs/timeline.md.
+struct ClockAlignment {
+    bool attempted = false;  ///< both traces had kernels
+    bool aligned = false;
+    qint64 offsetNs = 0;
+    quint64 matchedKernels = 0;  ///< torch kernels matched to a kernel-trace kernel of that name
+    quint64 torchKernels = 0;    ///< kernels of the torch device that was matched
+    double residualMaxNs = 0.0;  ///< largest |start difference - offset| over the matched kernels
+    double residualRmsNs = 0.0;
+    /// Slope of the start difference over the torch trace's time (ns per s): the clocks' drift.
+    double driftNsPerS = 0.0;
+    QString kernelTraceFile;     ///< the kernel trace file matched
+    qint64 kernelTraceDevice = 0;  ///< its device whose kernels matched
+    qint64 torchDevice = 0;
+    QString reason;  ///< why no alignment (or what was aligned): the diagnostic's text
+};
 
 /// `[first, last)` cut into n equal windows (the last one takes the remainder ns).
 std::vector<TimeInterval> equalWindows(qint64 firstNs, qint64 lastNs, int n);

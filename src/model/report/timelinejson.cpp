@@ -98,6 +98,26 @@ void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineA
         out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], cutSteps));
 }
 
+QJsonValue clockAlignmentJson(const ClockAlignment &a)
+{
+    if (!a.attempted)
+        return QJsonValue::Null;
+    QJsonObject o{{QStringLiteral("aligned"), a.aligned}, {QStringLiteral("reason"), a.reason}};
+    if (!a.aligned)
+        return o;
+    o.insert(QStringLiteral("offset_ns"), double(a.offsetNs));
+    o.insert(QStringLiteral("offset_s"), double(a.offsetNs) / 1e9);
+    o.insert(QStringLiteral("matched_kernels"), double(a.matchedKernels));
+    o.insert(QStringLiteral("torch_kernels"), double(a.torchKernels));
+    o.insert(QStringLiteral("residual_max_us"), a.residualMaxNs / 1e3);
+    o.insert(QStringLiteral("residual_rms_us"), a.residualRmsNs / 1e3);
+    o.insert(QStringLiteral("drift_us_per_s"), a.driftNsPerS / 1e3);
+    o.insert(QStringLiteral("kernel_trace_file"), a.kernelTraceFile);
+    o.insert(QStringLiteral("kernel_trace_device"), double(a.kernelTraceDevice));
+    o.insert(QStringLiteral("torch_device"), double(a.torchDevice));
+    return o;
+}
+
 } // namespace
 
 QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
@@ -105,7 +125,9 @@ QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
     QJsonArray devices;
     appendDevices(devices, run.kernels.timeline, run.kernelTimeline, cutSteps);
     appendDevices(devices, run.torch.timeline, run.torchTimeline, cutSteps);
-    return QJsonObject{{QStringLiteral("devices"), devices}};
+    // kernel trace ns = torch trace ns + offset_ns (null: not both traces with kernels).
+    return QJsonObject{{QStringLiteral("devices"), devices},
+                       {QStringLiteral("clock_alignment"), clockAlignmentJson(run.clockAlignment)}};
 }
 
 void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)

@@ -155,21 +155,30 @@ private slots:
         QVERIFY(scratch.isValid());
         const QString fifo = scratch.filePath(QStringLiteral("report.fifo"));
         QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0644) == 0);
-        // The read end is opened first and non-blocking, so that nothing here can hang: the
-        // report's 13 kB fit in the pipe's buffer, and are read after the process has ended.
+        // The read end is opened first and non-blocking, so that nothing here can hang; it is
+        // drained while the process runs (the report is larger than a pipe's 64 kB buffer).
         const int readEnd = ::open(QFile::encodeName(fifo).constData(), O_RDONLY | O_NONBLOCK);
         QVERIFY(readEnd >= 0);
         QProcess process;
         process.start(QStringLiteral(GOBLIN_APP_BINARY),
                       {QStringLiteral("report"), QStringLiteral(GOBLIN_SOURCE_DIR "/resources/example-run"),
                        QStringLiteral("--json"), fifo});
-        const bool finished = process.waitForFinished(60000);
-        if (!finished)
-            process.kill();
         QByteArray received;
         char buffer[4096];
-        for (ssize_t n; (n = ::read(readEnd, buffer, sizeof buffer)) > 0;)
-            received.append(buffer, n);
+        const auto drain = [&] {
+            for (ssize_t n; (n = ::read(readEnd, buffer, sizeof buffer)) > 0;)
+                received.append(buffer, n);
+        };
+        QElapsedTimer waited;
+        waited.start();
+        bool finished = false;
+        while (!finished && waited.elapsed() < 60000) {
+            finished = process.waitForFinished(50);
+            drain();
+        }
+        if (!finished)
+            process.kill();
+        drain();
         ::close(readEnd);
         QVERIFY(finished);
         QCOMPARE(process.exitCode(), 0);
