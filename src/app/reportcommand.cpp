@@ -80,6 +80,11 @@ void setUpParser(QCommandLineParser &parser)
                                                 "when no --png is given)."),
          QStringLiteral("FILE")},
         {QStringLiteral("png"), QStringLiteral("Render the dashboard image to FILE."), QStringLiteral("FILE")},
+        {QStringLiteral("step-ranges"),
+         QStringLiteral("Which roctx ranges of a rocprofv3 marker trace are steps: a regular expression matched "
+                        "against the whole range name, case-insensitive (default: ProfilerStep#N, step N, "
+                        "iteration N, train_step)."),
+         QStringLiteral("REGEX")},
     });
     addThresholdOptions(parser);
 }
@@ -201,7 +206,7 @@ int runReportCommand(const QStringList &arguments)
                                              "folder, choose another place")
                                   .arg(out));
 
-    const LoadResult loaded = loadRun(runDir);
+    const LoadResult loaded = loadRun(RunSource{runDir, {}, parser.value(QStringLiteral("step-ranges"))});
     if (loaded.outcome != LoadOutcome::Finished || !loaded.run) {
         err() << "goblin-workbench report: cannot read " << loaded.error << "\n";
         err().flush();

@@ -3,6 +3,8 @@
 // that are not ranks of one job are set apart, then the analysis is derived once.
 
 #include "runanalysis.h"
+
+#include "apitraceparser.h"
 #include "timelineanalysis.h"
 
 #include "io/regularfile.h"
@@ -47,7 +49,7 @@ public:
         if (!m_callback)
             return;
         std::lock_guard<std::mutex> lock(m_mutex);
-        const qint64 done = m_done[0].load() + m_done[1].load() + m_done[2].load();
+        const qint64 done = m_done[0].load() + m_done[1].load() + m_done[2].load() + m_done[3].load();
         const double fraction = std::min(1.0, double(done) / double(m_totalBytes));
         if (fraction - m_lastFraction < 0.01 && m_timer.elapsed() - m_lastReportMs < 100)
             return;
@@ -63,7 +65,7 @@ public:
 private:
     const LoadProgressCallback &m_callback;
     qint64 m_totalBytes;
-    std::atomic<qint64> m_done[3] = {0, 0, 0};
+    std::atomic<qint64> m_done[4] = {0, 0, 0, 0};  // kernel trace, torch trace, telemetry, API traces
     std::atomic<bool> m_cancelled{false};
     std::mutex m_mutex;
     QElapsedTimer m_timer;
@@ -292,6 +294,15 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
     run->kernels = parseKernelTraces(inventory, aggregator.forPart(0, QStringLiteral("Parsing the kernel trace")));
     if (!aggregator.cancelled())
         run->smi = parseAmdSmi(inventory, aggregator.forPart(2, QStringLiteral("Parsing amd-smi telemetry")));
+    // rocprofv3's roctx ranges and HIP calls give the kernel trace steps and host activity; before
+    // its timeline is measured, so that the measurement uses them.
+    if (!aggregator.cancelled() && !inventory.apiTraces().empty()) {
+        const ApiTraces api =
+            parseApiTraces(inventory, source.stepPattern, aggregator.forPart(3, QStringLiteral("Parsing API traces")));
+        run->kernels.diagnostics.insert(run->kernels.diagnostics.end(), api.diagnostics.begin(),
+                                        api.diagnostics.end());
+        applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
+    }
     if (!aggregator.cancelled() && !run->kernels.cancelled) {
         run->kernelTimeline = analyzeTimeline(run->kernels.timeline);
         run->kernelTimelineMeasured = true;

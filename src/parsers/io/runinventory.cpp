@@ -133,6 +133,22 @@ bool sniffKernelCsv(const Head &head)
     return false;
 }
 
+/// rocprofv3's API traces share one header: "Domain","Function","Process_Id","Thread_Id",
+/// "Correlation_Id","Start_Timestamp","End_Timestamp" (rocpd2csv prepends "Guid"). The Domain of
+/// the rows tells markers (roctx ranges: steps) from HIP calls (host activity).
+bool sniffApiTraceCsv(const Head &head)
+{
+    if (head.content != HeadContent::Text)
+        return false;
+    QStringList columns;
+    for (const QString &c : headerLine(head.bytes).split(QLatin1Char(',')))
+        columns << c.trimmed().remove(QLatin1Char('"')).toLower();
+    if (!columns.isEmpty() && columns.front() == QLatin1String("guid"))
+        columns.removeFirst();
+    return columns.size() >= 7 && columns[0] == QLatin1String("domain") && columns[1] == QLatin1String("function") &&
+           columns.contains(QLatin1String("start_timestamp")) && columns.contains(QLatin1String("end_timestamp"));
+}
+
 /// Where a kind's files lie.
 enum class Place {
     Folder,     ///< the run folder itself (the reference's place)
@@ -165,6 +181,8 @@ const std::vector<InputKind> &inputKinds()
          {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"), QStringLiteral("*.sqlite3")},
          nullptr, "a database candidate"},
         {InputRole::ChromeTrace, Place::Anywhere, {QStringLiteral("*")}, &sniffChromeTrace, "a chrome trace"},
+        {InputRole::ApiTrace, Place::Anywhere, {QStringLiteral("*.csv")}, &sniffApiTraceCsv,
+         "a rocprofv3 API trace (roctx markers or HIP calls)"},
         // Kernel data of other tools: read when opened alone, a hint in a folder.
         {InputRole::ProcessKernelTrace, Place::AloneOnly,
          {QStringLiteral("results.csv"), QStringLiteral("results_*.csv"), QStringLiteral("timestamps.csv"),
@@ -265,6 +283,7 @@ QString inputRoleName(InputRole role)
     case InputRole::RocpdDatabase: return QStringLiteral("rocpd database");
     case InputRole::ChromeTrace: return QStringLiteral("chrome trace");
     case InputRole::SmiTelemetry: return QStringLiteral("amd-smi telemetry");
+    case InputRole::ApiTrace: return QStringLiteral("API trace");
     case InputRole::LookAlike: return QStringLiteral("look-alike");
     case InputRole::NotRead: return QStringLiteral("not read");
     case InputRole::Other: return QStringLiteral("other");
@@ -383,6 +402,11 @@ void RunInventory::choose()
                 row.reason = QStringLiteral("read by both profiles as the trace.csv rocpd2csv would make of it, "
                                             "when its tables are rocpd's (no CSV kernel trace)");
             }
+            break;
+        case InputRole::ApiTrace:
+            row.read = true;
+            row.reason = QStringLiteral("a rocprofv3 API trace: roctx ranges named like steps give the kernel "
+                                        "trace's steps, HIP calls its host activity (the reference reads neither)");
             break;
         case InputRole::LookAlike:
             if (row.relativePath.endsWith(QLatin1String(".csv")))

@@ -33,6 +33,9 @@ struct RunSource {
     /// With a folder: only these of its files (paths relative to it, '/'-separated), e.g. one
     /// separate run of a folder; empty: the whole folder.
     QStringList files;
+    /// The names of the roctx ranges that are steps, as a regular expression matched against the
+    /// whole name, case-insensitive (apitraceparser.h); empty: defaultStepRangePattern().
+    QString stepPattern;
 };
 
 /// What a file is to the workbench.
@@ -43,6 +46,7 @@ enum class InputRole {
     RocpdDatabase,       ///< `*.db`, `*.rpd`, `*.sqlite`, `*.sqlite3`: read as rocpd when its tables say so
     ChromeTrace,         ///< a torch.profiler / Kineto chrome trace, plain or gzip, known by its content
     SmiTelemetry,        ///< `amd_smi.csv` in the folder
+    ApiTrace,            ///< rocprofv3's marker (roctx) or HIP API trace CSV: steps and host activity, by content
     LookAlike,           ///< named like an input but not read as one (kernel data the workbench does not pick up
                          ///< by itself; a `*.pt.trace.json` whose head is no chrome trace)
     NotRead,             ///< the data of a file that is read: a `.gz` copy of a plain trace, an older session
@@ -125,6 +129,8 @@ public:
     std::vector<const InputRow *> chromeTraces() const;
     /// The chrome traces left out (a `.gz` copy, an older session of a worker), in walk order.
     std::vector<const InputRow *> skippedChromeTraces() const;
+    /// rocprofv3 API traces (`*_marker_api_trace.csv`, `*_hip_api_trace.csv`, known by their header).
+    std::vector<const InputRow *> apiTraces() const { return rowsOf(InputRole::ApiTrace); }
     /// `amd_smi.csv`.
     const InputRow *smiTelemetry() const { return roleAt(m_smi); }
 

@@ -1,0 +1,257 @@
+#include "apitraceparser.h"
+
+#include "io/runinventory.h"
+#include "syntax/csvreader.h"
+
+#include <QFile>
+#include <QHash>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+
+namespace goblin {
+
+namespace {
+
+constexpr int kMaxRowDiagnostics = 5;
+
+std::optional<qint64> integerCell(std::string_view cell)
+{
+    while (!cell.empty() && cell.front() == ' ')
+        cell.remove_prefix(1);
+    while (!cell.empty() && cell.back() == ' ')
+        cell.remove_suffix(1);
+    qint64 value = 0;
+    const auto r = std::from_chars(cell.data(), cell.data() + cell.size(), value);
+    if (cell.empty() || r.ec != std::errc() || r.ptr != cell.data() + cell.size())
+        return std::nullopt;
+    return value;
+}
+
+bool startsWith(std::string_view text, std::string_view prefix)
+{
+    return text.size() >= prefix.size() && text.substr(0, prefix.size()) == prefix;
+}
+
+struct Columns {
+    int domain = -1, function = -1, process = -1, thread = -1, start = -1, end = -1;
+    bool complete() const { return domain >= 0 && function >= 0 && start >= 0 && end >= 0; }
+};
+
+Columns columnsOf(const std::vector<std::string_view> &header)
+{
+    Columns c;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        QString name = QString::fromUtf8(header[i].data(), qsizetype(header[i].size())).trimmed().toLower();
+        const int index = int(i);
+        if (name == QLatin1String("domain"))
+            c.domain = index;
+        else if (name == QLatin1String("function"))
+            c.function = index;
+        else if (name == QLatin1String("process_id"))
+            c.process = index;
+        else if (name == QLatin1String("thread_id"))
+            c.thread = index;
+        else if (name == QLatin1String("start_timestamp"))
+            c.start = index;
+        else if (name == QLatin1String("end_timestamp"))
+            c.end = index;
+    }
+    return c;
+}
+
+std::vector<TimeInterval> unionOf(std::vector<TimeInterval> intervals)
+{
+    std::sort(intervals.begin(), intervals.end(),
+              [](const TimeInterval &a, const TimeInterval &b) { return a.startNs < b.startNs; });
+    std::vector<TimeInterval> out;
+    for (const TimeInterval &i : intervals) {
+        if (i.endNs <= i.startNs)
+            continue;
+        if (!out.empty() && i.startNs <= out.back().endNs)
+            out.back().endNs = std::max(out.back().endNs, i.endNs);
+        else
+            out.push_back(i);
+    }
+    return out;
+}
+
+} // namespace
+
+QString defaultStepRangePattern()
+{
+    return QStringLiteral("ProfilerStep#\\d+|(train[_ ]?)?step([ _#:-]*\\d+)?|iter(ation)?([ _#:-]*\\d+)?");
+}
+
+ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPattern, const ProgressCallback &progress)
+{
+    ApiTraces out;
+    out.stepPattern = stepPattern.isEmpty() ? defaultStepRangePattern() : stepPattern;
+    const QRegularExpression pattern(QRegularExpression::anchoredPattern(out.stepPattern),
+                                     QRegularExpression::CaseInsensitiveOption);
+    if (!pattern.isValid()) {
+        out.diagnostics.push_back({Severity::Error, QString(), 0,
+                                   QStringLiteral("the step range pattern '%1' is not a valid regular expression: %2")
+                                       .arg(out.stepPattern, pattern.errorString())});
+        return out;
+    }
+    // Step ranges per (process, thread): the steps are the thread with the most of them.
+    std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> stepsByThread;
+    std::vector<TimeInterval> hipCalls;
+    qint64 bytesBefore = 0;
+    for (const InputRow *row : inventory.apiTraces()) {
+        QFile file(inventory.filePath(*row));
+        if (!file.open(QIODevice::ReadOnly)) {
+            out.diagnostics.push_back({Severity::Warning, row->relativePath, 0,
+                                       QStringLiteral("cannot be opened: %1").arg(file.errorString())});
+            continue;
+        }
+        out.files << row->relativePath;
+        CsvReader reader(&file);
+        std::vector<std::string_view> fields;
+        if (!reader.readRecord(fields)) {
+            out.diagnostics.push_back({Severity::Warning, row->relativePath, 1, QStringLiteral("no header row")});
+            continue;
+        }
+        const Columns c = columnsOf(fields);
+        if (!c.complete()) {
+            out.diagnostics.push_back(
+                {Severity::Warning, row->relativePath, 1,
+                 QStringLiteral("not an API trace: the header lacks Domain, Function, Start_Timestamp or "
+                                "End_Timestamp")});
+            continue;
+        }
+        const int needed = std::max({c.domain, c.function, c.process, c.thread, c.start, c.end}) + 1;
+        qint64 badRows = 0, lastReport = 0;
+        while (reader.readRecord(fields)) {
+            if (progress && reader.bytesConsumed() - lastReport >= kProgressStepBytes) {
+                lastReport = reader.bytesConsumed();
+                if (!progress(bytesBefore + lastReport)) {
+                    out.cancelled = true;
+                    return out;
+                }
+            }
+            if (fields.size() == 1 && fields.front().empty())
+                continue;  // a blank line
+            const std::optional<qint64> start =
+                int(fields.size()) >= needed ? integerCell(fields[std::size_t(c.start)]) : std::nullopt;
+            const std::optional<qint64> end =
+                int(fields.size()) >= needed ? integerCell(fields[std::size_t(c.end)]) : std::nullopt;
+            if (!start || !end || *end < *start) {
+                if (++badRows <= kMaxRowDiagnostics)
+                    out.diagnostics.push_back(
+                        {Severity::Warning, row->relativePath, reader.recordStartLine(),
+                         int(fields.size()) < needed
+                             ? QStringLiteral("row has %1 fields, the header %2: left out").arg(fields.size()).arg(needed)
+                             : QStringLiteral("Start_Timestamp / End_Timestamp are not integer ns with end >= start: "
+                                              "row left out")});
+                continue;
+            }
+            const std::string_view domain = fields[std::size_t(c.domain)];
+            if (startsWith(domain, "MARKER")) {
+                ++out.markerRanges;
+                if (*end <= *start)
+                    continue;  // roctxMarkA: an instant, no range
+                const std::string_view fn = fields[std::size_t(c.function)];
+                const QString name = QString::fromUtf8(fn.data(), qsizetype(fn.size()));
+                if (!pattern.match(name).hasMatch())
+                    continue;
+                ++out.stepRanges;
+                const qint64 pid = c.process >= 0 ? integerCell(fields[std::size_t(c.process)]).value_or(0) : 0;
+                const qint64 tid = c.thread >= 0 ? integerCell(fields[std::size_t(c.thread)]).value_or(0) : 0;
+                stepsByThread[{pid, tid}].push_back({name, *start, *end, false, false});
+            } else if (startsWith(domain, "HIP_")) {
+                ++out.hipCalls;
+                hipCalls.push_back({*start, *end});
+            }
+        }
+        if (badRows > kMaxRowDiagnostics)
+            out.diagnostics.push_back({Severity::Warning, row->relativePath, 0,
+                                       QStringLiteral("%1 rows in all left out for bad timestamps").arg(badRows)});
+        bytesBefore += reader.bytesConsumed();
+    }
+    const std::vector<StepWindow> *chosen = nullptr;
+    for (const auto &[thread, steps] : stepsByThread)
+        if (!chosen || steps.size() > chosen->size())
+            chosen = &steps;
+    if (chosen) {
+        std::vector<StepWindow> steps = *chosen;
+        std::sort(steps.begin(), steps.end(),
+                  [](const StepWindow &a, const StepWindow &b) { return a.startNs < b.startNs; });
+        // A step range nested in another ("train_step" inside "step 3") is not a step of its own.
+        for (const StepWindow &s : steps)
+            if (out.steps.empty() || s.startNs >= out.steps.back().endNs)
+                out.steps.push_back(s);
+    }
+    out.hostApiBusy = unionOf(std::move(hipCalls));
+    if (progress)
+        progress(bytesBefore);
+    return out;
+}
+
+bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics &diagnostics)
+{
+    if (api.empty())
+        return false;
+    const QString files = api.files.join(QStringLiteral(", "));
+    const QString first = api.files.front();
+    if (api.steps.empty() && api.markerRanges > 0)
+        diagnostics.push_back({Severity::Info, first, 0,
+                               QStringLiteral("%1 roctx range(s), none named like a step (pattern '%2'): no steps "
+                                              "from markers")
+                                   .arg(api.markerRanges)
+                                   .arg(api.stepPattern)});
+    bool given = false;
+    for (GpuTimelineFile &file : kernelTrace.files) {
+        qint64 firstNs = 0, lastNs = 0;
+        bool any = false;
+        for (const GpuDeviceTimeline &d : file.devices)
+            for (const GpuEvent &e : d.events) {
+                firstNs = any ? std::min(firstNs, e.startNs) : e.startNs;
+                lastNs = any ? std::max(lastNs, e.endNs) : e.endNs;
+                any = true;
+            }
+        if (!any)
+            continue;
+        const auto overlaps = [&](qint64 s, qint64 e) { return s < lastNs && e > firstNs; };
+        if (!api.steps.empty() && file.steps.empty()) {
+            const bool inSpan = std::any_of(api.steps.begin(), api.steps.end(),
+                                            [&](const StepWindow &w) { return overlaps(w.startNs, w.endNs); });
+            if (inSpan) {
+                file.steps = api.steps;
+                given = true;
+                diagnostics.push_back(
+                    {Severity::Info, file.file, 0,
+                     QStringLiteral("steps from roctx ranges of %1: %2 range(s) named like a step (pattern '%3'), "
+                                    "%4 on the thread with most of them")
+                         .arg(files)
+                         .arg(api.stepRanges)
+                         .arg(api.stepPattern)
+                         .arg(api.steps.size())});
+            } else {
+                diagnostics.push_back({Severity::Warning, file.file, 0,
+                                       QStringLiteral("the roctx step ranges of %1 lie outside this kernel trace's "
+                                                      "span (another clock or another run): not used as its steps")
+                                           .arg(files)});
+            }
+        }
+        if (!api.hostApiBusy.empty() && file.hostBusy.empty()) {
+            const bool inSpan = std::any_of(api.hostApiBusy.begin(), api.hostApiBusy.end(),
+                                            [&](const TimeInterval &i) { return overlaps(i.startNs, i.endNs); });
+            if (inSpan) {
+                file.hostBusy = api.hostApiBusy;
+                given = true;
+                diagnostics.push_back({Severity::Info, file.file, 0,
+                                       QStringLiteral("host activity from the HIP calls of %1 (%2 calls): the host is "
+                                                      "busy while it runs a HIP runtime call")
+                                           .arg(files)
+                                           .arg(api.hipCalls)});
+            }
+        }
+    }
+    return given;
+}
+
+} // namespace goblin

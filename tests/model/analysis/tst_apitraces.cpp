@@ -1,0 +1,171 @@
+// A rocprofv3 kernel trace alone gets a budget (issue 25): its steps from roctx ranges of the marker
+// trace, its host activity from the HIP API trace. The fixture apitraces/rocprof-steps is a make_run
+// folder (one GPU, 6 steps, all in the torch trace, data-bound) turned into what
+// `rocprofv3 --kernel-trace --marker-trace --hip-trace` writes by scripts/make_rocprof_api_traces.py
+// (the torch trace's ProfilerSteps and runtime calls moved onto trace.csv's clock; no torch trace, no
+// telemetry). Its truth (make_run --truth) is over exactly those 6 steps.
+
+#include "derived.h"
+#include "metrics.h"
+#include "runanalysis.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+
+using namespace goblin;
+
+namespace {
+
+QString fixture() { return QStringLiteral(GOBLIN_TEST_DATA "/apitraces/rocprof-steps"); }
+
+QJsonObject truth()
+{
+    QFile f(QStringLiteral(GOBLIN_TEST_DATA "/apitraces/rocprof-steps.truth.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+bool hasDiagnostic(const RunAnalysis &run, const QString &needle, Severity severity)
+{
+    for (const Diagnostic &d : run.diagnostics)
+        if (d.severity == severity && d.message.contains(needle))
+            return true;
+    return false;
+}
+
+/// Copies the fixture, with `edit` applied to the marker trace's text.
+bool copyFixture(const QString &to, const std::function<QByteArray(QByteArray)> &editMarkers)
+{
+    for (const QString &name : QDir(fixture()).entryList(QDir::Files)) {
+        QFile in(fixture() + QLatin1Char('/') + name);
+        QFile out(to + QLatin1Char('/') + name);
+        if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly))
+            return false;
+        QByteArray bytes = in.readAll();
+        if (name.contains(QLatin1String("marker")))
+            bytes = editMarkers(bytes);
+        out.write(bytes);
+    }
+    return true;
+}
+
+} // namespace
+
+class TestApiTraces : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void stepsAndHostFromMarkersAndHipCalls()
+    {
+        const QJsonObject t = truth();
+        QVERIFY(!t.isEmpty());
+        const LoadResult loaded = loadRun(fixture());
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        const RunAnalysis &run = *loaded.run;
+        QVERIFY(hasDiagnostic(run, QStringLiteral("steps from roctx ranges"), Severity::Info));
+        QVERIFY(hasDiagnostic(run, QStringLiteral("host activity from the HIP calls"), Severity::Info));
+        QVERIFY(!run.kernelTimeline.devices.empty());
+        for (const DeviceTimelineAnalysis &d : run.kernelTimeline.devices) {
+            QCOMPARE(d.stepsKind, TimelineStepsKind::CpuProfilerSteps);
+            QCOMPARE(d.stepWindows.size(), std::size_t(6));
+        }
+        QCOMPARE(run.steps.steps.size(), std::size_t(6));
+
+        const Derived derived = deriveResults(run, HeuristicsProfile::Workbench, Thresholds{});
+        const Quantity &step = derived.quantities[QuantityKey::StepTimeS];
+        const Quantity &util = derived.quantities[QuantityKey::GpuUtilPct];
+        const Quantity &host = derived.quantities[QuantityKey::HostBusyFraction];
+        const double stepS = t.value(QStringLiteral("step_time_s")).toDouble();
+        QVERIFY(step.value);
+        QVERIFY2(std::abs(*step.value - stepS) <= 0.05 * stepS,
+                 qPrintable(QStringLiteral("step %1 s, truth %2 s").arg(*step.value).arg(stepS)));
+        QVERIFY(util.value);
+        QVERIFY2(std::abs(*util.value - t.value(QStringLiteral("gpu_util_pct")).toDouble()) <= 5.0,
+                 qPrintable(QStringLiteral("util %1 %").arg(*util.value)));
+        // Host busy is measured now (HIP calls), not unknown.
+        QVERIFY(host.value);
+        QCOMPARE(host.state, ValueState::Measured);
+
+        // The budget: useful GPU never above the true busy time; buckets + unattributed = the step.
+        const WasteBudget &b = derived.metrics.wasteBudget;
+        const double busyS = t.value(QStringLiteral("gpu_busy_frac")).toDouble() * stepS;
+        QVERIFY2(b.usefulGpu <= busyS * 1.05, qPrintable(QStringLiteral("useful %1 s, busy %2 s").arg(b.usefulGpu).arg(busyS)));
+        double sum = b.unattributed;
+        for (int i = 0; i < WasteBudget::BucketCount; ++i)
+            sum += b.bucket(i);
+        QVERIFY2(std::abs(sum - *step.value) <= 1e-9 + 1e-9 * sum,
+                 qPrintable(QStringLiteral("sum %1, step %2").arg(sum).arg(*step.value)));
+        // The GPU's idle time (the truth's step less its busy time) is all in waste buckets: the
+        // HIP calls show when the host had work in flight, so nothing is left unattributed.
+        const double idleS = stepS - busyS;
+        const double waste = b.dataWait + b.hostGap + b.commExcess + b.unattributed;
+        QVERIFY2(std::abs(waste - idleS) <= 0.05 * stepS,
+                 qPrintable(QStringLiteral("idle buckets %1 s, true idle %2 s").arg(waste).arg(idleS)));
+    }
+
+    void patternDecidesWhichRangesAreSteps()
+    {
+        const LoadResult loaded = loadRun(RunSource{fixture(), {}, QStringLiteral("epoch \\d+")});
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        const RunAnalysis &run = *loaded.run;
+        QVERIFY(hasDiagnostic(run, QStringLiteral("none named like a step"), Severity::Info));
+        for (const DeviceTimelineAnalysis &d : run.kernelTimeline.devices)
+            QCOMPARE(d.stepsKind, TimelineStepsKind::WholeSpan);
+    }
+
+    void rangesOnAnotherClockAreNotSteps()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        // Every timestamp of the marker trace moved 1000 s earlier.
+        QVERIFY(copyFixture(dir.path(), [](QByteArray bytes) {
+            QList<QByteArray> lines = bytes.split('\n');
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                QList<QByteArray> f = lines[i].split(',');
+                if (f.size() < 7)
+                    continue;
+                for (int c : {5, 6})
+                    f[c] = QByteArray::number(f[c].toLongLong() - 1000000000000LL);
+                lines[i] = f.join(',');
+            }
+            return lines.join('\n');
+        }));
+        const LoadResult loaded = loadRun(dir.path());
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        QVERIFY(hasDiagnostic(*loaded.run, QStringLiteral("lie outside this kernel trace's span"), Severity::Warning));
+        for (const DeviceTimelineAnalysis &d : loaded.run->kernelTimeline.devices)
+            QCOMPARE(d.stepsKind, TimelineStepsKind::WholeSpan);
+    }
+
+    void badRowNamedWithItsLine()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(copyFixture(dir.path(), [](QByteArray bytes) {
+            QList<QByteArray> lines = bytes.split('\n');
+            lines[2] = "\"MARKER_CORE_RANGE_API\",\"step 1\",4242,4242,2,soon,later";
+            return lines.join('\n');
+        }));
+        const LoadResult loaded = loadRun(dir.path());
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        bool named = false;
+        for (const Diagnostic &d : loaded.run->diagnostics)
+            named = named || (d.file == QLatin1String("4242_marker_api_trace.csv") && d.line == 3 &&
+                              d.message.contains(QLatin1String("not integer ns")));
+        QVERIFY(named);
+        // The other five ranges are still steps.
+        QCOMPARE(loaded.run->kernelTimeline.devices.front().stepWindows.size(), std::size_t(5));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestApiTraces)
+#include "tst_apitraces.moc"
