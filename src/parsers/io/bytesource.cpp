@@ -1,23 +1,45 @@
 #include "io/bytesource.h"
 
+#include "io/inflateahead.h"
 #include "io/regularfile.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QThread>
 
 #include <algorithm>
 #include <cstring>
 
 namespace goblin::io {
 
-namespace {
+InflateOptions InflateOptions::fromEnvironment()
+{
+    InflateOptions options;
+    const QByteArray wanted = qgetenv("GOBLIN_INFLATE");
+    for (const QByteArray &word : wanted.split(',')) {
+        const QByteArray w = word.trimmed().toLower();
+        if (w == "zlib")
+            options.backend = InflateBackend::Zlib;
+        else if (w == "isal")
+            options.backend = bestInflateBackend();
+        else if (w == "inline")
+            options.aheadFromBytes = -1;
+        else if (w == "ahead") {  // whatever the size and the cores (tests, benchmarks)
+            options.aheadFromBytes = 0;
+            options.aheadMinThreads = 0;
+        }
+    }
+    return options;
+}
 
-constexpr size_t kCompressedReadBytes = size_t(1) << 20;  // gzip input read size (files)
-constexpr qint64 kMemoryInflateBytes = qint64(1) << 30;   // zlib counts its input in uInt
-
-} // namespace
+ByteSource::ByteSource()
+    : m_options(InflateOptions::fromEnvironment())
+{
+}
 
 ByteSource::~ByteSource()
 {
-    if (m_zInitialised)
-        inflateEnd(&m_z);
+    m_ahead.reset();  // the inflate thread may be reading m_file
 }
 
 bool ByteSource::open(const ByteOrigin &origin, QString *error)
@@ -51,16 +73,28 @@ bool ByteSource::open(const ByteOrigin &origin, QString *error)
         }
     }
     m_gzip = n == 2 && quint8(magic[0]) == 0x1f && quint8(magic[1]) == 0x8b;
-    if (m_gzip) {
-        std::memset(&m_z, 0, sizeof(m_z));
-        if (inflateInit2(&m_z, 16 + MAX_WBITS) != Z_OK) {
-            *error = QStringLiteral("zlib could not be initialised");
-            return false;
-        }
-        m_zInitialised = true;
-        if (!m_inMemory)
-            m_in.resize(kCompressedReadBytes);
-    }
+    if (!m_gzip)
+        return true;
+
+    auto inflater = std::make_unique<GzipInflater>(m_options.backend);
+    m_options.backend = inflater->backend();  // zlib when this build has no ISA-L
+    const bool ready = m_inMemory ? inflater->initMemory(m_memory, error)
+                                  : inflater->initReader(
+                                        [this](char *dst, qint64 max, QString *readError) {
+                                            const qint64 got = m_file.read(dst, max);
+                                            if (got < 0)
+                                                *readError = m_file.errorString();
+                                            return got;
+                                        },
+                                        m_options.compressedReadBytes, error);
+    if (!ready)
+        return false;
+    if (m_options.aheadFromBytes >= 0 && m_size >= m_options.aheadFromBytes &&
+        QThread::idealThreadCount() >= m_options.aheadMinThreads)
+        m_ahead = std::make_unique<InflateAhead>(std::move(inflater), m_options.aheadChunkBytes,
+                                                 m_options.aheadChunks);
+    else
+        m_inflater = std::move(inflater);
     return true;
 }
 
@@ -99,6 +133,15 @@ qint64 ByteSource::peek(qint64 offset, char *dst, qint64 max)
     return n;
 }
 
+qint64 ByteSource::rawBytesRead() const
+{
+    if (m_ahead)
+        return m_ahead->rawBytesRead();
+    if (m_inflater)
+        return m_inflater->rawBytesRead();
+    return m_raw;
+}
+
 qint64 ByteSource::readRaw(char *dst, qint64 max)
 {
     if (!m_inMemory)
@@ -108,6 +151,22 @@ qint64 ByteSource::readRaw(char *dst, qint64 max)
         std::memcpy(dst, m_memory.data() + m_memoryPos, size_t(n));
     m_memoryPos += n;
     return n;
+}
+
+void ByteSource::takeVerdicts()
+{
+    m_ended = true;
+    if (m_ahead) {
+        m_problem = m_ahead->problem();
+        m_trailingGarbage = m_ahead->trailingGarbage();
+        m_trailingGarbageOffset = m_ahead->trailingGarbageOffset();
+        m_members = m_ahead->members();
+    } else if (m_inflater) {
+        m_problem = m_inflater->problem();
+        m_trailingGarbage = m_inflater->trailingGarbage();
+        m_trailingGarbageOffset = m_inflater->trailingGarbageOffset();
+        m_members = m_inflater->members();
+    }
 }
 
 size_t ByteSource::read(char *dst, size_t max)
@@ -127,76 +186,12 @@ size_t ByteSource::read(char *dst, size_t max)
         }
         return done;
     }
-    if (m_finished)
+    if (m_ended)
         return 0;
-    m_z.next_out = reinterpret_cast<Bytef *>(dst);
-    m_z.avail_out = uInt(max);
-    while (m_z.avail_out > 0) {
-        if (m_z.avail_in == 0 && !m_inputEof) {
-            if (m_inMemory) {
-                // Inflated straight from the caller's bytes: no input buffer to fill.
-                const qint64 n = std::min(kMemoryInflateBytes, m_size - m_memoryPos);
-                if (n == 0) {
-                    m_inputEof = true;
-                } else {
-                    m_z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(m_memory.data() + m_memoryPos));
-                    m_z.avail_in = uInt(n);
-                    m_memoryPos += n;
-                    m_raw += n;
-                }
-            } else {
-                const qint64 n = m_file.read(m_in.data(), qint64(m_in.size()));
-                if (n < 0) {
-                    m_problem = QStringLiteral("read error: %1").arg(m_file.errorString());
-                    m_finished = true;
-                    break;
-                }
-                if (n == 0) {
-                    m_inputEof = true;
-                } else {
-                    m_raw += n;
-                    m_z.next_in = reinterpret_cast<Bytef *>(m_in.data());
-                    m_z.avail_in = uInt(n);
-                }
-            }
-        }
-        if (m_memberEnded) {
-            if (m_z.avail_in == 0 && m_inputEof) {
-                m_finished = true;
-                break;
-            }
-            if (m_z.avail_in == 0)
-                continue;
-            // Another member follows (gzip allows concatenation), or junk.
-            inflateReset(&m_z);
-            m_memberEnded = false;
-            m_memberOutput = 0;
-        }
-        if (m_z.avail_in == 0 && m_inputEof) {
-            m_problem = QStringLiteral("the compressed stream ends early (truncated .gz file)");
-            m_finished = true;
-            break;
-        }
-        const uInt before = m_z.avail_out;
-        const int rc = inflate(&m_z, Z_NO_FLUSH);
-        m_memberOutput += before - m_z.avail_out;
-        if (rc == Z_STREAM_END) {
-            m_memberEnded = true;
-            ++m_members;
-            continue;
-        }
-        if (rc == Z_OK || rc == Z_BUF_ERROR)
-            continue;
-        if (m_members > 0 && m_memberOutput == 0) {
-            m_trailingGarbage = true;
-        } else {
-            m_problem = QStringLiteral("corrupt compressed data (zlib: %1)")
-                            .arg(QString::fromLatin1(m_z.msg ? m_z.msg : "error"));
-        }
-        m_finished = true;
-        break;
-    }
-    return max - m_z.avail_out;
+    const size_t n = m_ahead ? m_ahead->read(dst, max) : m_inflater->read(dst, max);
+    if (n < max)
+        takeVerdicts();
+    return n;
 }
 
 } // namespace goblin::io
