@@ -5,7 +5,9 @@
 #include "kineto/tracereader.h"
 #include "reference/openfailures.h"
 #include "reference/torchconsumer.h"
+#include "workbench/attributionconsumer.h"
 #include "workbench/kinetoconsumer.h"
+#include "workbench/memoryconsumer.h"
 #include "workbench/tracetraitsconsumer.h"
 
 #include <QFileInfo>
@@ -28,7 +30,9 @@ namespace {
 /// trace's traits, which go into the timeline file the workbench's consumer wrote.
 constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::make,
                                                     &workbench::KinetoConsumer::make,
-                                                    &workbench::TraceTraitsConsumer::make};  // after KinetoConsumer
+                                                    &workbench::TraceTraitsConsumer::make,  // after KinetoConsumer
+                                                    &workbench::AttributionConsumer::make,
+                                                    &workbench::MemoryConsumer::make};  // after TraceTraitsConsumer
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)

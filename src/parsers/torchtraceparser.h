@@ -5,6 +5,8 @@
 #include "gputimeline.h"
 #include "inputfile.h"
 #include "progress.h"
+#include "traceattribution.h"
+#include "tracememory.h"
 
 #include <QByteArrayView>
 #include <QJsonValue>
@@ -41,6 +43,10 @@ struct TorchTrace {
     /// The GPU timeline of the trace's own device events: files[0] is the file read above (when
     /// one was), then every other chrome trace of the run folder (a rank each) in rank order.
     GpuTimeline timeline;
+    /// The primary trace's GPU time by launching op, module and stack (workbench reading).
+    TraceAttribution attribution;
+    /// The primary trace's `[memory]` events and deviceProperties (workbench reading).
+    TraceMemory memory;
 };
 
 /// How a trace is read: the size of the chunks the document is read in, and of the byte ranges a

@@ -9,6 +9,7 @@
 #include "reference/runmetrics.h"
 #include "rankanalysis.h"
 #include "timelineinputs.h"
+#include "tracememoryfigures.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -254,7 +255,9 @@ void analyzeWorkbench(RunAnalysis &run)
     in.hostBusyFraction = a.hostBusyFraction;
     in.hostBusyKnown = tr.hostBusyFraction.has_value();
     in.kernelsKnown = kr.rowsUsed > 0;
-    in.hbmPeakGb = sr.hbmPeakGb;
+    // No memory telemetry: the trace's own [memory] events, the allocator's peak reserve (a lower
+    // bound of what the device held; quantities.cpp names the source, docs/memory.md).
+    in.hbmPeakGb = sr.hbmPeakGb ? sr.hbmPeakGb : traceMemoryFigures(run.torch).peakReservedGb;
     in.commExcessS = double(a.classTotals.collectiveNs) / 1e9 / a.perStepPerGpuDivisor;
     in.gemmNs = a.classTotals.gemmNs;
     in.genericGemmNs = a.classTotals.genericGemmNs;

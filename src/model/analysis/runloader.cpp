@@ -109,7 +109,7 @@ void separateUnrelatedTraces(RunAnalysis &run, const RunInventory &inventory, co
         // read the run's traces again, alone, so that they come from the run's first trace.
         // Rare: torch_profile.json anchors the run, and otherwise the first trace in rank order
         // usually belongs to the largest group.
-        TorchTrace again = parseTorchTrace(RunInventory::scan(RunSource{inventory.folder(), runFiles}), progress);
+        TorchTrace again = parseTorchTrace(RunInventory::scan(RunSource{inventory.folder(), runFiles, {}}), progress);
         if (again.cancelled) {
             run.torch.cancelled = true;
             return;
@@ -236,7 +236,7 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
 
 LoadResult loadRun(const QString &path, const LoadProgressCallback &progress)
 {
-    return loadRun(RunSource{path, {}}, progress);
+    return loadRun(RunSource{path, {}, {}}, progress);
 }
 
 LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress)

@@ -3,6 +3,7 @@
 #include "metrics.h"
 #include "stepbudget.h"
 #include "timelineinputs.h"
+#include "tracememoryfigures.h"
 
 namespace goblin {
 
@@ -135,9 +136,17 @@ RunMetrics runMetrics(const RunAnalysis &run, HeuristicsProfile profile, const T
     return computeMetrics(run.profile(profile), thresholds);
 }
 
-Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
+Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given,
                       const Derived *previous)
 {
+    // When the trace's [memory] events are the budget's HBM peak (no memory telemetry, which has
+    // no capacity reading), the HBM capacity at its default is the trace's own (deviceProperties'
+    // totalGlobalMem); a typed value wins, and the reference keeps its 192 GB (docs/memory.md).
+    // Without a peak nothing in the budget uses a capacity, so the thresholds stay as given.
+    Thresholds thresholds = given;
+    if (profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb)
+        if (const TraceMemoryFigures memory = traceMemoryFigures(run.torch); memory.peakReservedGb)
+            thresholds.hbmCapacityGb = hbmCapacityDefaultGb(memory, given.hbmCapacityGb);
     Derived d;
     d.profile = profile;
     d.thresholds = thresholds;

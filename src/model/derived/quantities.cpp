@@ -1,4 +1,5 @@
 #include "quantities.h"
+#include "tracememoryfigures.h"
 
 #include "derived.h"
 #include "formatting.h"
@@ -131,13 +132,19 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
                                               step.source, scope);
     }
 
+    const TraceMemoryFigures traceMemory = traceMemoryFigures(run.torch);
     if (d.profile == HeuristicsProfile::Workbench) {
         const SmiReading &smi = run.smi.workbench;
         const QString smiScope = QStringLiteral("telemetry, %1 GPU(s), inside the job window").arg(run.smi.gpuCount);
-        q[QuantityKey::HbmPeakGb] = smi.hbmPeakGb ? known(*smi.hbmPeakGb, ValueState::Measured,
-                                                          QStringLiteral("peak VRAM used in %1").arg(run.smi.file.relativePath),
-                                                          smiScope)
-                                                  : unknown(QStringLiteral("no memory telemetry"));
+        if (smi.hbmPeakGb)
+            q[QuantityKey::HbmPeakGb] = known(*smi.hbmPeakGb, ValueState::Measured,
+                                              QStringLiteral("peak VRAM used in %1").arg(run.smi.file.relativePath), smiScope);
+        else if (traceMemory.peakReservedGb)
+            // The budget's peak without telemetry (runanalysis.cpp): the allocator's reserve.
+            q[QuantityKey::HbmPeakGb] = known(*traceMemory.peakReservedGb, ValueState::Estimated,
+                                              traceMemory.peakSource(), QStringLiteral("the trace, 1 device"));
+        else
+            q[QuantityKey::HbmPeakGb] = unknown(QStringLiteral("no memory telemetry and no [memory] events in the trace"));
         const TorchReading &torch = run.torch.workbench;
         const QString metadata = QStringLiteral("the trace's metadata (written by the training script)");
         q[QuantityKey::TokensPerSec] = torch.tokensPerSec
@@ -146,10 +153,20 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
         q[QuantityKey::MfuPct] = torch.mfuPct ? known(*torch.mfuPct, ValueState::Measured, metadata, QStringLiteral("the run"))
                                               : unknown(QStringLiteral("no mfu_pct in the trace's metadata"));
     }
-    const double capacity = d.thresholds.hbmCapacityGb;
+    double capacity = d.thresholds.hbmCapacityGb;
+    // Without memory telemetry the trace's capacity is the default (deriveResults() put it in the
+    // thresholds when the trace has a peak; without one nothing uses it, but it still says what
+    // the device holds rather than an MI300X's 192 GB).
+    bool fromTrace = false;
+    if (d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb && traceMemory.capacityGb) {
+        const double traceDefault = hbmCapacityDefaultGb(traceMemory, capacity);
+        fromTrace = traceDefault != capacity || (traceMemory.peakReservedGb && capacity == *traceMemory.capacityGb);
+        capacity = traceDefault;
+    }
     q[QuantityKey::HbmCapacityGb] =
-        known(capacity, ValueState::Estimated,
-              capacity == Thresholds{}.hbmCapacityGb
+        known(capacity, fromTrace ? ValueState::Measured : ValueState::Estimated,
+              fromTrace ? QStringLiteral("%1 (the HBM capacity threshold's default for this trace)").arg(traceMemory.capacitySource)
+              : capacity == Thresholds{}.hbmCapacityGb
                   ? QStringLiteral("the HBM capacity threshold at its default (an MI300X's 192 GB)")
                   : QStringLiteral("the HBM capacity threshold, as set"),
               QStringLiteral("per GPU"));

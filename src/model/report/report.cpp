@@ -3,6 +3,8 @@
 #include "budgetformula.h"
 #include "budgetjson.h"
 #include "exportfile.h"
+#include "attributionjson.h"
+#include "memoryjson.h"
 #include "runtraitsjson.h"
 #include "versiontext.h"
 #include "thresholds.h"
@@ -294,6 +296,8 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
     addRanksToReport(report, run, derived);
     addPerStepToReport(report, run, derived);
     addRunTraitsToReport(report, run.traits);
+    addAttributionToReport(report, run);
+    addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);
     return report;
 }

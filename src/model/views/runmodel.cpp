@@ -4,6 +4,7 @@
 #include "modelroles.h"
 
 #include <cmath>
+#include <optional>
 
 namespace goblin {
 
@@ -20,6 +21,28 @@ const KernelReading &readingOf(const RunAnalysis &run, HeuristicsProfile profile
 bool isNumeric(int column)
 {
     return column >= RunModel::CallsColumn && column < RunModel::ColumnCount;
+}
+
+/// GPUs × steps the trace covers (workbench reading, whichever profile is shown: the reference
+/// divides by 1, which is no step); nullopt when the run gives no step count.
+std::optional<double> perStepDivisor(const RunAnalysis &run)
+{
+    const ProfileAnalysis &w = run.workbench;
+    if (w.gpuAgents <= 0 || !(w.traceStepsCovered > 0.0) || !(w.perStepPerGpuDivisor > 0.0))
+        return std::nullopt;
+    return w.perStepPerGpuDivisor;
+}
+
+/// A per-step cell: display text, or the raw value (NaN when unknown, so it sorts apart and no
+/// one reads it as 0).
+QVariant perStepCell(double traceValue, const std::optional<double> &divisor, bool display, bool isTime)
+{
+    if (!divisor)
+        return display ? QVariant(QStringLiteral("—")) : QVariant(qQNaN());
+    const double value = traceValue / *divisor;
+    if (!display)
+        return value;
+    return isTime ? formatDurationNs(value) : QString::number(value, 'f', value < 10.0 ? 2 : 1);
 }
 
 } // namespace
@@ -169,6 +192,10 @@ QVariant RunModel::runData(const RunAnalysis &run, int row, int column, int role
         return raw ? QVariant(qlonglong(reading.rowsUsed)) : QVariant(QString::number(reading.rowsUsed));
     case TotalTimeColumn:
         return raw ? QVariant(qlonglong(reading.totalNs)) : QVariant(formatDurationNs(double(reading.totalNs)));
+    case CallsPerStepColumn:
+        return perStepCell(double(reading.rowsUsed), perStepDivisor(run), display, false);
+    case TimePerStepColumn:
+        return perStepCell(double(reading.totalNs), perStepDivisor(run), display, true);
     default:
         return {};
     }
@@ -189,7 +216,12 @@ QVariant RunModel::kernelData(const RunAnalysis &run, int runRow, std::size_t na
     case Qt::TextAlignmentRole:
         return isNumeric(column) ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:
-        return column == NameColumn ? QVariant(QString::fromStdString(run.kernels.names[nameId])) : QVariant();
+        // The full name: the cell elides it, and GEMM kernels differ only in their middle.
+        if (column == NameColumn)
+            return QString::fromStdString(run.kernels.names[nameId]);
+        if ((column == CallsPerStepColumn || column == TimePerStepColumn) && !perStepDivisor(run))
+            return tr("Unknown: the run gives no step count to divide the trace-wide sum by");
+        return {};
     case FractionRole:
         if (column != PercentGpuColumn)
             return {};
@@ -216,6 +248,10 @@ QVariant RunModel::kernelData(const RunAnalysis &run, int runRow, std::size_t na
         return display ? QVariant(QString::number(stats.calls)) : QVariant(qulonglong(stats.calls));
     case TotalTimeColumn:
         return display ? QVariant(formatDurationNs(double(stats.totalNs))) : QVariant(qlonglong(stats.totalNs));
+    case CallsPerStepColumn:
+        return perStepCell(double(stats.calls), perStepDivisor(run), display, false);
+    case TimePerStepColumn:
+        return perStepCell(double(stats.totalNs), perStepDivisor(run), display, true);
     case MeanColumn: {
         const double meanNs = used ? double(stats.totalNs) / double(stats.calls) : 0.0;
         return display ? QVariant(used ? formatDurationNs(meanNs) : QString()) : QVariant(meanNs);
@@ -248,6 +284,14 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
             return tr("Share of all kernel time in the trace (current profile's reading)");
         case ClassColumn:
             return tr("Class from the current profile's name patterns");
+        case CallsColumn:
+            return tr("Calls in the whole trace, summed over all GPUs and steps");
+        case TotalTimeColumn:
+            return tr("Kernel time in the whole trace, summed over all GPUs and steps");
+        case CallsPerStepColumn:
+        case TimePerStepColumn:
+            return tr("The whole-trace sum divided by GPUs × steps the trace covers: the mean per step on "
+                      "one GPU (the divisor the budget uses); — when the run gives no step count");
         default:
             return {};
         }
@@ -260,9 +304,13 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
     case ClassColumn:
         return tr("Class");
     case CallsColumn:
-        return tr("Calls");
+        return tr("Calls\nwhole trace");
+    case CallsPerStepColumn:
+        return tr("Calls\nper step");
     case TotalTimeColumn:
-        return tr("Total");
+        return tr("Total\nwhole trace, all GPUs");
+    case TimePerStepColumn:
+        return tr("Time\nper step, per GPU");
     case MeanColumn:
         return tr("Mean");
     case MinColumn:

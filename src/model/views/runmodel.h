@@ -17,11 +17,16 @@ class RunModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
+    /// Calls and Total are whole-trace sums over every GPU; the per-step columns beside them divide
+    /// those sums by the workbench's per-step-per-GPU divisor (GPUs × steps the trace covers), the
+    /// same divisor the budget uses, and read "—" when the run gives no step count.
     enum Column {
         NameColumn,
         ClassColumn,
         CallsColumn,
+        CallsPerStepColumn,
         TotalTimeColumn,
+        TimePerStepColumn,
         MeanColumn,
         MinColumn,
         MaxColumn,

@@ -100,7 +100,7 @@ public:
     /// the first 4 KB of each file, and for a chrome-trace candidate (JSON or gzip) up to the
     /// first megabyte of its text, until its top-level "traceEvents" key shows.
     static RunInventory scan(const RunSource &source);
-    static RunInventory scanFolder(const QString &folder) { return scan(RunSource{folder, {}}); }
+    static RunInventory scanFolder(const QString &folder) { return scan(RunSource{folder, {}, {}}); }
 
     QString folder() const { return m_folder; }       ///< absolute
     bool wholeFolder() const { return m_wholeFolder; } ///< false: a file alone, or picked files

@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <charconv>
@@ -104,6 +105,20 @@ bool isBackwardName(std::string_view name)
         --n;
     constexpr std::string_view kBackward = "Backward";
     return n >= kBackward.size() && name.substr(n - kBackward.size(), kBackward.size()) == kBackward;
+}
+
+/// deviceProperties' name when it reads as a GPU model ("AMD Instinct MI300X", "NVIDIA H100 80GB
+/// HBM3", "Tesla V100-SXM2-16GB", "AMD Radeon Graphics"), else empty: the name travels into reports
+/// and the About box, and a trace is no place to trust with arbitrary text (a token pasted there
+/// must not be copied out).
+QString gpuModelName(const QString &raw)
+{
+    static const QRegularExpression model(
+        QStringLiteral("^(?=.*\\b(AMD|Radeon|Instinct|MI\\d{2,3}X?|NVIDIA|Tesla|GeForce|Quadro|TITAN|RTX|GTX|"
+                       "[ABHLTV]\\d{1,3}|GH\\d{3}|GB\\d{3}|Intel|Gaudi|Data Center GPU)\\b)[A-Za-z0-9 ()._/+-]{2,80}$"),
+        QRegularExpression::CaseInsensitiveOption);
+    const QString name = raw.simplified();
+    return model.match(name).hasMatch() ? name : QString();
 }
 
 QString rangesText(const QJsonArray &ranks)
@@ -639,7 +654,7 @@ void TraceTraitsConsumer::finish(const kineto::KinetoDocument &document, TorchTr
         } else {
             for (const QJsonValue &d : doc.array()) {
                 const QJsonObject o = d.toObject();
-                identity.deviceNames << o.value(QLatin1String("name")).toString().left(120);
+                identity.deviceNames << gpuModelName(o.value(QLatin1String("name")).toString());
                 const double memory = o.value(QLatin1String("totalGlobalMem")).toDouble(0.0);
                 identity.deviceMemoryBytes.push_back(memory > 0 && memory < 9e18 ? qint64(memory) : 0);
                 QJsonValue units = o.value(QLatin1String("numSms"));

@@ -211,7 +211,7 @@ private slots:
             named = named || (d.file == QStringLiteral("a/rank-0.json.gz") && d.message.startsWith(QStringLiteral("not a rank of this run")));
         QVERIFY(named);
 
-        const LoadResult ranks = loadRun(RunSource{dir.path(), {"b/rank-0.json.gz", "b/rank-1.json.gz"}});
+        const LoadResult ranks = loadRun(RunSource{dir.path(), {"b/rank-0.json.gz", "b/rank-1.json.gz"}, {}});
         QVERIFY2(ranks.run, qPrintable(ranks.error));
         QCOMPARE(run.torch.workbench.stepTimeSeconds, ranks.run->torch.workbench.stepTimeSeconds);
         QCOMPARE(run.torch.workbench.hostBusyFraction, ranks.run->torch.workbench.hostBusyFraction);

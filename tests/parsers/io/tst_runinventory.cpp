@@ -202,7 +202,7 @@ private slots:
         for (const QString &spec : files)
             make(dir.path(), spec);
         const RunInventory inventory =
-            RunInventory::scan({alone.isEmpty() ? dir.path() : dir.filePath(alone), {}});
+            RunInventory::scan({alone.isEmpty() ? dir.path() : dir.filePath(alone), {}, {}});
         QCOMPARE(inventory.folder(), QDir::cleanPath(dir.path()));
         QCOMPARE(inventory.wholeFolder(), alone.isEmpty());
         QStringList actual;
@@ -277,7 +277,7 @@ private slots:
         for (const char *spec : {"rank-0.json:chrome", "node/rank-1.json:chrome", "torch_profile.json:chrome",
                                  "amd_smi.csv:smicsv"})
             make(dir.path(), QString::fromLatin1(spec));
-        const RunInventory inventory = RunInventory::scan({dir.path(), {"node/rank-1.json", "rank-0.json"}});
+        const RunInventory inventory = RunInventory::scan({dir.path(), {"node/rank-1.json", "rank-0.json"}, {}});
         QVERIFY(!inventory.wholeFolder());
         QStringList actual;
         for (const InputRow &row : inventory.rows())

@@ -1,0 +1,240 @@
+#include "opsmodel.h"
+
+#include "attributiontext.h"
+#include "formatting.h"
+#include "modelroles.h"
+
+#include <QHash>
+
+namespace goblin
+{
+
+namespace
+{
+
+constexpr auto kMissing = u"—";
+
+bool isNumeric(int column)
+{
+    return column >= OpsModel::CallsColumn && column < OpsModel::ColumnCount;
+}
+
+qint64 nsOf(const OpStats &op, int column)
+{
+    switch (column) {
+    case OpsModel::HostSelfColumn:
+        return op.hostSelfNs;
+    case OpsModel::HostTotalColumn:
+        return op.hostTotalNs;
+    case OpsModel::DeviceSelfColumn:
+        return op.deviceSelfNs;
+    case OpsModel::DeviceTotalColumn:
+        return op.deviceTotalNs;
+    }
+    return 0;
+}
+
+} // namespace
+
+OpsModel::OpsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void OpsModel::setAttribution(std::shared_ptr<const TraceAttribution> attribution)
+{
+    beginResetModel();
+    m_attribution = std::move(attribution);
+    m_scopeIndex = 0;
+    m_scope = m_attribution ? attributionScope(*m_attribution, 0) : nullptr;
+    regroup();
+    endResetModel();
+}
+
+void OpsModel::setScopeIndex(int index)
+{
+    beginResetModel();
+    m_scopeIndex = index;
+    m_scope = m_attribution ? attributionScope(*m_attribution, index) : nullptr;
+    regroup();
+    endResetModel();
+}
+
+void OpsModel::setGroupByShapes(bool byShapes)
+{
+    if (byShapes == m_byShapes)
+        return;
+    beginResetModel();
+    m_byShapes = byShapes;
+    regroup();
+    endResetModel();
+}
+
+void OpsModel::regroup()
+{
+    m_byName.clear();
+    m_shapeVariants.clear();
+    if (m_byShapes || !m_scope)
+        return;
+    QHash<QString, std::size_t> rowOfName;
+    for (const OpStats &o : m_scope->ops) {
+        const auto it = rowOfName.constFind(o.name);
+        if (it == rowOfName.constEnd()) {
+            rowOfName.insert(o.name, m_byName.size());
+            m_byName.push_back(o);
+            m_shapeVariants.push_back(1);
+            continue;
+        }
+        // Calls of different shapes are different calls: every figure adds up.
+        OpStats &sum = m_byName[it.value()];
+        sum.calls += o.calls;
+        sum.hostSelfNs += o.hostSelfNs;
+        sum.hostTotalNs += o.hostTotalNs;
+        sum.deviceSelfNs += o.deviceSelfNs;
+        sum.deviceTotalNs += o.deviceTotalNs;
+        sum.kernels += o.kernels;
+        if (sum.inputShapes != o.inputShapes)
+            sum.inputShapes.reset();
+        ++m_shapeVariants[it.value()];
+    }
+}
+
+const OpStats *OpsModel::op(int row) const
+{
+    if (!m_scope || row < 0 || row >= rowCount())
+        return nullptr;
+    return m_byShapes ? &m_scope->ops[std::size_t(row)] : &m_byName[std::size_t(row)];
+}
+
+int OpsModel::rowCount(const QModelIndex &parent) const
+{
+    if (parent.isValid() || !m_scope)
+        return 0;
+    return int(m_byShapes ? m_scope->ops.size() : m_byName.size());
+}
+
+int OpsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OpsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const OpStats &o = *op(index.row());
+    const int column = index.column();
+    const double gpuNs = double(m_scope->gpuTimeNs);
+    const bool shareKnown = gpuNs > 0.0;
+    const double share = shareKnown ? double(o.deviceSelfNs) / gpuNs : 0.0;
+
+    switch (role) {
+    case OpNameRole:
+        return o.name;
+    case Qt::TextAlignmentRole:
+        return QVariant::fromValue((isNumeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        if (column == NameColumn || column == ShapesColumn) {
+            if (o.inputShapes)
+                return tr("%1\ninput shapes %2").arg(o.name, *o.inputShapes);
+            if (!m_byShapes && m_shapeVariants[std::size_t(index.row())] > 1)
+                return tr("%1\nsummed over %2 input shapes").arg(o.name).arg(m_shapeVariants[std::size_t(index.row())]);
+            return tr("%1\ninput shapes not recorded").arg(o.name);
+        }
+        if (column == GpuShareColumn && !shareKnown)
+            return tr("This scope holds no GPU time");
+        return {};
+    case FractionRole:
+        if (column != GpuShareColumn || !shareKnown)
+            return {};
+        return share;
+    case Qt::DisplayRole:
+    case SortRole:
+    case RawValueRole:
+        break;
+    default:
+        return {};
+    }
+    const bool display = role == Qt::DisplayRole;
+
+    switch (column) {
+    case NameColumn:
+        return o.name;
+    case ShapesColumn:
+        if (o.inputShapes)
+            return *o.inputShapes;
+        if (!m_byShapes && m_shapeVariants[std::size_t(index.row())] > 1)
+            return display ? QVariant(tr("%n shapes", nullptr, m_shapeVariants[std::size_t(index.row())]))
+                           : QVariant(QString());
+        return display ? QVariant(QString::fromUtf16(kMissing)) : QVariant(QString());
+    case CallsColumn:
+        return display ? QVariant(QString::number(o.calls)) : QVariant(qlonglong(o.calls));
+    case KernelsColumn:
+        return display ? QVariant(QString::number(o.kernels)) : QVariant(qlonglong(o.kernels));
+    case HostSelfColumn:
+    case HostTotalColumn:
+    case DeviceSelfColumn:
+    case DeviceTotalColumn: {
+        const qint64 ns = nsOf(o, column);
+        return display ? QVariant(formatMs(ns)) : QVariant(qlonglong(ns));
+    }
+    case GpuShareColumn:
+        if (display)
+            return shareKnown ? formatPercent(100.0 * share, 2) : QString::fromUtf16(kMissing);
+        return shareKnown ? 100.0 * share : qQNaN();
+    }
+    return {};
+}
+
+QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::TextAlignmentRole)
+        return QVariant::fromValue((isNumeric(section) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case NameColumn:
+            return tr("CPU op (cpu_op events; record_function ranges are in the module tree)");
+        case ShapesColumn:
+            return tr("Input shapes as the trace writes them (\"Input Dims\"); — when record_shapes was off");
+        case CallsColumn:
+            return tr("Calls of the op in this scope");
+        case HostSelfColumn:
+            return tr("Wall time on its thread minus the CPU ops nested directly inside, summed over calls");
+        case HostTotalColumn:
+            return tr("Wall time of its calls on its thread (a recursive call counted once)");
+        case DeviceSelfColumn:
+            return tr("Summed durations of the GPU events (kernels, copies, sets) the op launched itself");
+        case DeviceTotalColumn:
+            return tr("Device self time of the op and of every op nested inside it, each GPU event once");
+        case KernelsColumn:
+            return tr("GPU events (kernels, copies, sets) the op launched itself");
+        case GpuShareColumn:
+            return tr("Device self time / all GPU time of this scope (attributed or not)");
+        }
+        return {};
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return tr("Operator");
+    case ShapesColumn:
+        return tr("Input shapes");
+    case CallsColumn:
+        return tr("Calls");
+    case HostSelfColumn:
+        return tr("Host self (ms)");
+    case HostTotalColumn:
+        return tr("Host total (ms)");
+    case DeviceSelfColumn:
+        return tr("Device self (ms)");
+    case DeviceTotalColumn:
+        return tr("Device total (ms)");
+    case KernelsColumn:
+        return tr("Kernels");
+    case GpuShareColumn:
+        return tr("% GPU time");
+    }
+    return {};
+}
+
+} // namespace goblin

@@ -1,0 +1,71 @@
+#pragma once
+/// \file The Operator view's table: one row per CPU op name (and input shapes, where the trace
+/// recorded them) of one attribution scope — the whole trace or one step.
+
+#include "traceattribution.h"
+
+#include <QAbstractTableModel>
+#include <memory>
+#include <vector>
+
+namespace goblin
+{
+
+/// Rows are AttributionScope::ops in the trace's order (sort with a QSortFilterProxyModel on
+/// SortRole). Times are shown in ms with the unit in the header; raw ns under SortRole and
+/// RawValueRole. An op without recorded shapes reads "—" in the shapes column, never an empty
+/// "[]". The share of GPU time is device self time / the scope's GPU time ("—" when the scope
+/// holds none), under FractionRole too for an in-cell bar.
+/// Thread affinity: GUI thread; the attribution is immutable and shared with the run.
+class OpsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column {
+        NameColumn,
+        ShapesColumn,
+        CallsColumn,
+        HostSelfColumn,
+        HostTotalColumn,
+        DeviceSelfColumn,
+        DeviceTotalColumn,
+        KernelsColumn,
+        GpuShareColumn,
+        ColumnCount
+    };
+    /// QString: the op's name alone (DisplayRole of NameColumn is the same; this works on every column).
+    static constexpr int OpNameRole = Qt::UserRole + 100;
+
+    explicit OpsModel(QObject *parent = nullptr);
+
+    /// Resets the model onto `attribution`'s whole-trace scope (null: no rows).
+    void setAttribution(std::shared_ptr<const TraceAttribution> attribution);
+    std::shared_ptr<const TraceAttribution> attribution() const { return m_attribution; }
+    /// 0 = whole trace, i >= 1 = step i (attributiontext.h); an index naming no scope shows no rows.
+    void setScopeIndex(int index);
+    /// false: one row per op name, summed over its input shapes (the shapes column then shows the
+    /// one shape, or how many there were); true (default): one row per name and shapes.
+    void setGroupByShapes(bool byShapes);
+    bool groupByShapes() const { return m_byShapes; }
+    int scopeIndex() const { return m_scopeIndex; }
+    const AttributionScope *scope() const { return m_scope; }
+    const OpStats *op(int row) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    void regroup();
+
+    std::shared_ptr<const TraceAttribution> m_attribution;
+    const AttributionScope *m_scope = nullptr;
+    int m_scopeIndex = 0;
+    bool m_byShapes = true;
+    /// Rows summed by name (only when !m_byShapes), with how many shape variants each holds.
+    std::vector<OpStats> m_byName;
+    std::vector<int> m_shapeVariants;
+};
+
+} // namespace goblin

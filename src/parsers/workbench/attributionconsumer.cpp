@@ -1,0 +1,888 @@
+// Attribution of GPU time to the CPU ops, modules and stacks that launched it (traceattribution.h).
+// Per event only what the join needs is kept (24-byte records, interned names); the join runs once
+// the document ends: per thread a sweep of the ranges and calls in time order gives every runtime
+// call its stack, then each GPU event follows its correlation id to a call.
+#include "workbench/attributionconsumer.h"
+
+#include "kineto/gpuevents.h"
+#include "syntax/jsontoken.h"
+#include "torchtraceparser.h"
+#include "workbench/tracetraitsconsumer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+namespace goblin::workbench {
+
+using kineto::kArgsKey;
+using kineto::KinetoEvent;
+using kineto::kPidKey;
+using syntax::startsWith;
+using syntax::trimJson;
+
+namespace {
+
+constexpr char kKeySeparator = '\x1f';  // between an op's name and its shapes, a pid and its tid
+constexpr quint32 kNone = ~quint32(0);
+
+bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/// The first `"key"` followed by ':' in [p, end), or nullptr.
+const char *findKey(const char *p, const char *end, std::string_view quotedKey)
+{
+    while (p < end) {
+        const void *hit = memmem(p, size_t(end - p), quotedKey.data(), quotedKey.size());
+        if (!hit)
+            return nullptr;
+        const char *at = static_cast<const char *>(hit);
+        const char *q = at + quotedKey.size();
+        while (q < end && isSpace(*q))
+            ++q;
+        if (q < end && *q == ':')
+            return q + 1;
+        p = at + 1;
+    }
+    return nullptr;
+}
+
+void putVarint(std::vector<std::uint8_t> &out, quint64 v)
+{
+    while (v >= 0x80) {
+        out.push_back(std::uint8_t(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(std::uint8_t(v));
+}
+
+quint64 zigzag(qint64 v) { return (quint64(v) << 1) ^ quint64(v >> 63); }
+qint64 unzigzag(quint64 v) { return qint64(v >> 1) ^ -qint64(v & 1); }
+
+quint64 getVarint(const std::uint8_t *&p, const std::uint8_t *end)
+{
+    quint64 v = 0;
+    int shift = 0;
+    while (p < end) {
+        const std::uint8_t b = *p++;
+        if (shift < 64)
+            v |= quint64(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80))
+            break;
+    }
+    return v;
+}
+
+/// The join's order of a thread's records: by start; at one start ranges before calls (a call
+/// that starts with an op is inside it), longer ranges first (the outer one); then as written.
+bool joinBefore(const AttributionConsumer::CpuRecord &a, const AttributionConsumer::CpuRecord &b)
+{
+    if (a.begin != b.begin)
+        return a.begin < b.begin;
+    const bool aCall = a.kind == AttributionConsumer::KindCall, bCall = b.kind == AttributionConsumer::KindCall;
+    if (aCall != bCall)
+        return bCall;
+    if (aCall)
+        return false;
+    return a.end - a.begin > b.end - b.begin;
+}
+
+/// Every record of a thread in the order written.
+template <typename F>
+void forEachCpu(const AttributionConsumer::ThreadLog &log, F &&f)
+{
+    for (const AttributionConsumer::Segment &segment : log.segments) {
+        const std::uint8_t *p = segment.bytes.data();
+        const std::uint8_t *const end = p + segment.bytes.size();
+        qint64 begin = 0, correlation = 0;
+        while (p < end) {
+            const auto kind = AttributionConsumer::Kind(*p++);
+            begin += unzigzag(getVarint(p, end));
+            if (kind == AttributionConsumer::KindCall) {
+                correlation += unzigzag(getVarint(p, end));
+                f(AttributionConsumer::CpuRecord{begin, correlation, 0, kind});
+                continue;
+            }
+            const qint64 durNs = qint64(getVarint(p, end));
+            quint32 key = quint32(getVarint(p, end));
+            if (segment.names)
+                key = (*segment.names)[key];
+            f(AttributionConsumer::CpuRecord{begin, begin + durNs, key, kind});
+        }
+    }
+}
+
+template <typename F>
+void forEachGpu(const AttributionConsumer::GpuLog &log, F &&f)
+{
+    for (const AttributionConsumer::Segment &segment : log.segments) {
+        const std::uint8_t *p = segment.bytes.data();
+        const std::uint8_t *const end = p + segment.bytes.size();
+        qint64 correlation = 0;
+        while (p < end) {
+            const quint64 head = getVarint(p, end);
+            correlation += unzigzag(head >> 2);
+            const qint64 durNs = qint64(getVarint(p, end));
+            quint32 name = quint32(getVarint(p, end));
+            if (segment.names)
+                name = (*segment.names)[name];
+            f(AttributionConsumer::GpuRecord{(head & 2) ? correlation : -1, durNs, name, bool(head & 1)});
+        }
+    }
+}
+
+} // namespace
+
+std::string_view eventThreadToken(const KinetoEvent &event)
+{
+    if (!(event.fields.have & (1u << kArgsKey)))
+        return {};
+    const std::string_view args = event.fields.token[kArgsKey];
+    const qint64 eventBytes = event.span.end - event.span.begin;
+    if (args.empty() || args[0] != '{' || eventBytes < qint64(args.size()))
+        return {};
+    // The args token runs to the event's end (kineto/events.cpp, pipeline.cpp), so the event's
+    // first byte lies eventBytes before that end; Kineto writes "tid" before "args".
+    const char *const eventEnd = args.data() + args.size();
+    const char *const eventBegin = eventEnd - eventBytes;
+    const char *p = findKey(eventBegin, args.data(), "\"tid\"");
+    if (!p)
+        return {};
+    const char *const end = args.data();
+    while (p < end && isSpace(*p))
+        ++p;
+    const char *start = p;
+    if (p < end && *p == '"') {
+        ++p;
+        while (p < end && *p != '"')
+            p += *p == '\\' ? 2 : 1;
+        p = std::min(p + 1, end);
+    } else {
+        while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
+            ++p;
+    }
+    return std::string_view(start, size_t(p - start));
+}
+
+std::string inputDimsText(std::string_view args)
+{
+    std::string out;
+    const char *const end = args.data() + args.size();
+    const char *p = findKey(args.data(), end, "\"Input Dims\"");
+    if (!p)
+        return out;
+    while (p < end && isSpace(*p))
+        ++p;
+    if (p >= end || *p != '[')
+        return out;
+    int depth = 0;
+    bool inString = false;
+    for (; p < end; ++p) {
+        const char c = *p;
+        if (inString) {
+            out.push_back(c);
+            if (c == '\\' && p + 1 < end)
+                out.push_back(*++p);
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (isSpace(c))
+            continue;
+        out.push_back(c);
+        if (c == '"')
+            inString = true;
+        else if (c == '[' || c == '{')
+            ++depth;
+        else if ((c == ']' || c == '}') && --depth == 0)
+            break;
+    }
+    if (depth != 0)
+        out.clear();  // cut off: not a value we can show
+    return out;
+}
+
+quint32 AttributionConsumer::Interner::id(std::string_view text)
+{
+    const auto it = m_ids.find(text);
+    if (it != m_ids.end())
+        return it->second;
+    const std::string &stored = m_storage.emplace_back(text);
+    const quint32 id = quint32(m_texts.size());
+    m_texts.push_back(&stored);
+    m_ids.emplace(std::string_view(stored), id);
+    return id;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+void AttributionConsumer::onEvent(const KinetoEvent &event)
+{
+    if (event.phText.size() != 1 || event.phText[0] != 'X')
+        return;
+    const std::string_view cat = event.catText;
+    if (cat.empty() || !event.name.isString())
+        return;
+    // Categories first, on their first byte: most events are none of these.
+    enum class What { None, Op, Annotation, Python, Runtime, Gpu } what = What::None;
+    switch (cat[0]) {
+    case 'c':
+        if (cat == "cpu_op")
+            what = What::Op;
+        else if (cat == "cuda_runtime" || cat == "cuda_driver")
+            what = What::Runtime;
+        break;
+    case 'O':
+        if (cat == "Operator")
+            what = What::Op;
+        break;
+    case 'R':
+        if (cat == "Runtime")
+            what = What::Runtime;
+        break;
+    case 'u':
+        if (cat == "user_annotation")
+            what = What::Annotation;
+        break;
+    case 'p':
+        if (cat == "python_function")
+            what = What::Python;
+        break;
+    case 'k':
+    case 'K':
+    case 'g':
+    case 'M':
+        if (kineto::gpuEventKind(cat))
+            what = What::Gpu;
+        break;
+    default:
+        break;
+    }
+    if (what == What::None)
+        return;
+    const std::optional<qint64> beginNs = syntax::microsToNs(event.ts);
+    const std::optional<qint64> durNs = syntax::microsToNs(event.dur);
+    if (!beginNs || !durNs || *durNs < 0)
+        return;  // the workbench's consumer reports unusable times
+    const std::string_view name = event.nameText;
+    const bool haveArgs = event.fields.have & (1u << kArgsKey);
+    const std::string_view args = haveArgs ? trimJson(event.fields.token[kArgsKey]) : std::string_view();
+
+    switch (what) {
+    case What::Gpu: {
+        const ArgIds ids = haveArgs ? readArgIds(args, true) : ArgIds{};
+        const bool usable = ids.correlation && *ids.correlation >= 0;
+        Segment &segment = writable(m_gpu.segments, m_gpu.previousCorrelation);
+        const qint64 correlation = usable ? *ids.correlation : m_gpu.previousCorrelation;
+        putVarint(segment.bytes, (zigzag(correlation - m_gpu.previousCorrelation) << 2) | (usable ? 2u : 0u) |
+                                     (ids.graphId && *ids.graphId != 0 ? 1u : 0u));
+        m_gpu.previousCorrelation = correlation;
+        putVarint(segment.bytes, quint64(*durNs));
+        putVarint(segment.bytes, m_names.id(name));
+        ++m_gpuEvents;
+        return;
+    }
+    case What::Runtime: {
+        const ArgIds ids = haveArgs ? readArgIds(args, false) : ArgIds{};
+        if (!ids.correlation || *ids.correlation < 0)
+            return;
+        ++m_calls;
+        m_minCorrelation = std::min(m_minCorrelation, *ids.correlation);
+        m_maxCorrelation = std::max(m_maxCorrelation, *ids.correlation);
+        addCpu(event, KindCall, *beginNs, *ids.correlation, 0);
+        return;
+    }
+    case What::Op:
+    case What::Annotation:
+        if (!name.empty() && name[0] == 'P' && startsWith(name, "ProfilerStep#")) {
+            m_steps.push_back({*beginNs, *beginNs + *durNs, m_names.id(name)});
+            return;
+        }
+        if (what == What::Annotation) {
+            addCpu(event, KindAnnotation, *beginNs, *beginNs + *durNs, m_names.id(name));
+            return;
+        }
+        ++m_ops;
+        if (haveArgs) {
+            const std::string dims = inputDimsText(args);
+            if (!dims.empty() || args.find("\"Input Dims\"") != std::string_view::npos) {
+                m_shapes = true;
+                m_keyScratch.assign(name);
+                m_keyScratch.push_back(kKeySeparator);
+                m_keyScratch.append(dims);
+                addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(m_keyScratch));
+                return;
+            }
+        }
+        addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(name));
+        return;
+    case What::Python:
+        addCpu(event, startsWith(name, "nn.Module: ") ? KindModule : KindPython, *beginNs, *beginNs + *durNs,
+               m_names.id(name));
+        return;
+    default:
+        return;
+    }
+}
+
+void AttributionConsumer::addCpu(const KinetoEvent &event, Kind kind, qint64 begin, qint64 end, quint32 key)
+{
+    const std::string_view pid =
+        (event.fields.have & (1u << kPidKey)) ? trimJson(event.fields.token[kPidKey]) : std::string_view();
+    m_keyScratch.assign(pid);
+    m_keyScratch.push_back(kKeySeparator);
+    m_keyScratch.append(eventThreadToken(event));
+    if (m_threads.size() == 0 || m_keyScratch != m_lastThread) {
+        m_lastThreadId = m_threads.id(m_keyScratch);
+        m_lastThread = m_keyScratch;
+    }
+    const quint32 thread = m_lastThreadId;
+    if (thread >= m_cpu.size())
+        m_cpu.resize(thread + 1);
+    append(m_cpu[thread], CpuRecord{begin, end, key, kind});
+}
+
+void AttributionConsumer::append(ThreadLog &log, const CpuRecord &record)
+{
+    if (log.records > 0 && joinBefore(record, log.last)) {
+        log.late.push_back(record);
+        return;
+    }
+    if (log.records == 0)
+        log.first = record;
+    log.last = record;
+    ++log.records;
+    Segment &segment = writable(log.segments, log.previousBegin, &log.previousCorrelation);
+    segment.bytes.push_back(std::uint8_t(record.kind));
+    putVarint(segment.bytes, zigzag(record.begin - log.previousBegin));
+    log.previousBegin = record.begin;
+    if (record.kind == KindCall) {
+        putVarint(segment.bytes, zigzag(record.end - log.previousCorrelation));
+        log.previousCorrelation = record.end;
+    } else {
+        putVarint(segment.bytes, quint64(record.end - record.begin));
+        putVarint(segment.bytes, record.key);
+    }
+}
+
+AttributionConsumer::Segment &AttributionConsumer::writable(std::vector<Segment> &segments, qint64 &previous,
+                                                            qint64 *previous2)
+{
+    // A byte range's segments carry its name map: this reader's records start a segment of their own.
+    if (segments.empty() || segments.back().names) {
+        segments.emplace_back();
+        previous = 0;
+        if (previous2)
+            *previous2 = 0;
+    }
+    return segments.back();
+}
+
+void AttributionConsumer::finishRange()
+{
+    for (ThreadLog &log : m_cpu) {
+        for (Segment &segment : log.segments)
+            segment.bytes.shrink_to_fit();
+        log.late.shrink_to_fit();
+    }
+    for (Segment &segment : m_gpu.segments)
+        segment.bytes.shrink_to_fit();
+}
+
+void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
+{
+    AttributionConsumer &range = static_cast<AttributionConsumer &>(laterRange);
+    // The range interned its own names: its segments keep a map of its ids onto ours.
+    auto names = std::make_shared<std::vector<quint32>>(range.m_names.size());
+    for (quint32 i = 0; i < names->size(); ++i)
+        (*names)[i] = m_names.id(range.m_names.text(i));
+    for (quint32 t = 0; t < range.m_cpu.size(); ++t) {
+        ThreadLog &from = range.m_cpu[t];
+        if (from.records == 0 && from.late.empty())
+            continue;
+        const quint32 thread = m_threads.id(range.m_threads.text(t));
+        if (thread >= m_cpu.size())
+            m_cpu.resize(thread + 1);
+        ThreadLog &to = m_cpu[thread];
+        for (Segment &segment : from.segments)
+            segment.names = names;
+        CpuRecord first = from.first, last = from.last;
+        if (first.kind != KindCall)
+            first.key = (*names)[first.key];
+        if (last.kind != KindCall)
+            last.key = (*names)[last.key];
+        if (from.records == 0) {
+            // only late records
+        } else if (to.records == 0 || !joinBefore(first, to.last)) {
+            if (to.records == 0)
+                to.first = first;
+            to.last = last;
+            to.records += from.records;
+            for (Segment &segment : from.segments)
+                to.segments.push_back(std::move(segment));
+        } else {
+            // The range starts before what we hold ends (a frame written after its contents
+            // fell just past the cut): its records go through the same sorting as ours.
+            forEachCpu(from, [&](const CpuRecord &r) { append(to, r); });
+        }
+        for (CpuRecord r : from.late) {
+            if (r.kind != KindCall)
+                r.key = (*names)[r.key];
+            to.late.push_back(r);
+        }
+        from = {};
+    }
+    for (Segment &segment : range.m_gpu.segments) {
+        segment.names = names;
+        m_gpu.segments.push_back(std::move(segment));
+    }
+    range.m_gpu = {};
+    for (StepRecord s : range.m_steps) {
+        s.name = (*names)[s.name];
+        m_steps.push_back(s);
+    }
+    m_gpuEvents += range.m_gpuEvents;
+    m_ops += range.m_ops;
+    m_calls += range.m_calls;
+    m_minCorrelation = std::min(m_minCorrelation, range.m_minCorrelation);
+    m_maxCorrelation = std::max(m_maxCorrelation, range.m_maxCorrelation);
+    m_shapes = m_shapes || range.m_shapes;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The join.
+
+namespace {
+
+using Kind = AttributionConsumer::Kind;
+
+/// A node of the stack prefix tree: one frame (kind, interned key) under its parent.
+struct PathNode {
+    quint32 parent;
+    quint32 key;
+    Kind kind;
+};
+
+/// What one scope (whole trace, a step) gathered at one stack node.
+struct NodeAggregate {
+    qint64 calls = 0;
+    qint64 hostNs = 0;
+    qint64 hostSelfNs = 0;   // ops: wall time minus the ops directly inside
+    qint64 hostTotalNs = 0;  // ops: wall time of the calls not inside an op of the same key
+    qint64 launchedNs = 0;   // GPU time launched with this frame on top of the stack
+    qint64 opDeviceNs = 0;   // ops: GPU time this op launched itself (device self)
+    qint64 opEvents = 0;
+};
+
+struct CallInfo {
+    quint32 node;    // the top frame at the call (0: none)
+    quint32 opNode;  // the innermost op (kNone: none)
+    int step;        // -1: outside every step
+};
+
+struct ScopeData {
+    std::vector<NodeAggregate> nodes;
+    std::unordered_map<quint64, qint64> leafNs;  // (node, kernel name) -> GPU time
+    struct KernelOp {
+        qint64 events = 0;
+        qint64 ns = 0;
+    };
+    std::unordered_map<quint64, KernelOp> kernelOps;  // (kernel name, op key) -> …
+    NodeAggregate &at(quint32 node)
+    {
+        if (nodes.size() <= node)
+            nodes.resize(size_t(node) + 1);
+        return nodes[node];
+    }
+};
+
+quint64 pair64(quint32 a, quint32 b) { return (quint64(a) << 32) | b; }
+
+FrameKind frameKind(Kind kind)
+{
+    switch (kind) {
+    case Kind::KindOp: return FrameKind::Op;
+    case Kind::KindAnnotation: return FrameKind::Annotation;
+    case Kind::KindPython: return FrameKind::PythonFunction;
+    case Kind::KindModule: return FrameKind::Module;
+    default: return FrameKind::Root;
+    }
+}
+
+} // namespace
+
+void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out)
+{
+    TraceAttribution &result = out.attribution;
+    result = {};
+    if (m_gpuEvents == 0 && m_ops == 0)
+        return;
+    result.available = m_ops > 0 && m_calls > 0;
+    result.linkMethod = QStringLiteral("time containment of the runtime call on its thread");
+    result.shapesRecorded = m_shapes;
+
+    auto qtext = [](std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); };
+    auto opName = [&](quint32 key) {
+        const std::string &k = m_names.text(key);
+        const size_t sep = k.find(kKeySeparator);
+        return std::string_view(k).substr(0, sep);
+    };
+
+    std::sort(m_steps.begin(), m_steps.end(), [](const StepRecord &a, const StepRecord &b) { return a.begin < b.begin; });
+    auto stepOf = [&](qint64 t) -> int {
+        auto it = std::upper_bound(m_steps.begin(), m_steps.end(), t,
+                                   [](qint64 v, const StepRecord &s) { return v < s.begin; });
+        if (it == m_steps.begin())
+            return -1;
+        --it;
+        return t < it->end ? int(it - m_steps.begin()) : -1;
+    };
+
+    const size_t scopeCount = 1 + m_steps.size();
+    std::vector<ScopeData> scopes(scopeCount);
+    std::vector<PathNode> nodes{{kNone, kNone, KindCall}};  // the root
+    std::unordered_map<quint64, quint32> childOf;
+    auto child = [&](quint32 parent, Kind kind, quint32 key) {
+        const quint64 k = (quint64(parent) << 32) ^ (quint64(kind) << 29) ^ key;  // keys < 2^29
+        const auto [it, inserted] = childOf.try_emplace(k, quint32(nodes.size()));
+        if (inserted)
+            nodes.push_back({parent, key, kind});
+        return it->second;
+    };
+    auto forScopes = [&](int step, auto &&f) {
+        f(scopes[0]);
+        if (step >= 0)
+            f(scopes[size_t(step) + 1]);
+    };
+
+    // Per thread: ranges and calls in time order (ranges before calls at the same begin, longer
+    // ranges first, then document order), a stack of the open ranges.
+    // The calls' sites (top frame, innermost op, step), few; each correlation id → its site + 1,
+    // in a dense array when the ids are (tracers count them up), else a hash map.
+    std::vector<CallInfo> sites;
+    std::vector<std::unordered_map<quint64, quint32>> siteIds(scopeCount);
+    const bool dense = m_calls > 0 && m_maxCorrelation - m_minCorrelation < 4 * m_calls + 4096;
+    std::vector<quint32> denseSites(dense ? size_t(m_maxCorrelation - m_minCorrelation + 1) : 0, 0);
+    std::unordered_map<qint64, quint32> sparseSites;
+    auto siteSlot = [&](qint64 correlation) -> quint32 * {
+        if (dense) {
+            if (correlation < m_minCorrelation || correlation > m_maxCorrelation)
+                return nullptr;
+            return &denseSites[size_t(correlation - m_minCorrelation)];
+        }
+        return &sparseSites[correlation];
+    };
+    auto findSite = [&](qint64 correlation) -> const CallInfo * {
+        quint32 id = 0;
+        if (dense) {
+            if (correlation >= m_minCorrelation && correlation <= m_maxCorrelation)
+                id = denseSites[size_t(correlation - m_minCorrelation)];
+        } else if (const auto it = sparseSites.find(correlation); it != sparseSites.end()) {
+            id = it->second;
+        }
+        return id ? &sites[id - 1] : nullptr;
+    };
+    struct Open {
+        qint64 end;
+        quint32 node;
+        quint32 key;
+        Kind kind;
+        int step;
+    };
+    std::vector<Open> stack;
+    auto visit = [&](const CpuRecord &r) {
+        while (!stack.empty() && stack.back().end <= r.begin)
+            stack.pop_back();
+        // Partly overlapping ranges can leave an ended range under an open one: skip those.
+        int top = -1, topOp = -1;
+        for (int i = int(stack.size()) - 1; i >= 0; --i) {
+            if (stack[size_t(i)].end <= r.begin)
+                continue;
+            if (top < 0)
+                top = i;
+            if (stack[size_t(i)].kind == KindOp) {
+                topOp = i;
+                break;
+            }
+        }
+        const int step = stepOf(r.begin);
+        if (r.kind == KindCall) {
+            quint32 *slot = siteSlot(r.end);
+            if (!slot || *slot)
+                return;  // a correlation met twice: the first call keeps it
+            const quint32 node = top >= 0 ? stack[size_t(top)].node : 0u;
+            const quint32 opNode = topOp >= 0 ? stack[size_t(topOp)].node : kNone;
+            const auto [it, inserted] = siteIds[size_t(step + 1)].try_emplace(pair64(node, opNode), quint32(sites.size() + 1));
+            if (inserted)
+                sites.push_back({node, opNode, step});
+            *slot = it->second;
+            return;
+        }
+        const quint32 node = child(top >= 0 ? stack[size_t(top)].node : 0u, r.kind, r.key);
+        const qint64 durNs = r.end - r.begin;
+        bool recursive = false;
+        if (r.kind == KindOp)
+            for (quint32 n = nodes[node].parent; n != kNone && n != 0; n = nodes[n].parent)
+                if (nodes[n].kind == KindOp && nodes[n].key == r.key) {
+                    recursive = true;
+                    break;
+                }
+        forScopes(step, [&](ScopeData &s) {
+            NodeAggregate &a = s.at(node);
+            ++a.calls;
+            a.hostNs += durNs;
+            if (r.kind == KindOp) {
+                a.hostSelfNs += durNs;
+                if (!recursive)
+                    a.hostTotalNs += durNs;
+            }
+        });
+        if (r.kind == KindOp && topOp >= 0) {
+            const Open &parent = stack[size_t(topOp)];
+            const qint64 insideNs = std::min(r.end, parent.end) - r.begin;
+            forScopes(parent.step, [&](ScopeData &s) { s.at(parent.node).hostSelfNs -= insideNs; });
+        }
+        stack.push_back({r.end, node, r.key, r.kind, step});
+    };
+    // Per thread: ranges and calls in the join's order (joinBefore), a stack of the open ranges:
+    // the stream as it lies, the late records merged in.
+    for (ThreadLog &log : m_cpu) {
+        stack.clear();
+        std::stable_sort(log.late.begin(), log.late.end(), joinBefore);
+        size_t next = 0;
+        forEachCpu(log, [&](const CpuRecord &r) {
+            while (next < log.late.size() && joinBefore(log.late[next], r))
+                visit(log.late[next++]);
+            visit(r);
+        });
+        while (next < log.late.size())
+            visit(log.late[next++]);
+        log = {};
+    }
+    m_cpu = {};
+    siteIds = {};
+
+    // GPU events → calls.
+    std::vector<AttributionScope> &stepScopes = result.steps;
+    stepScopes.resize(m_steps.size());
+    for (size_t i = 0; i < m_steps.size(); ++i)
+        stepScopes[i].label = qtext(m_names.text(m_steps[i].name));
+    AttributionScope &whole = result.wholeTrace;
+    whole.label = QStringLiteral("whole trace");
+    auto scopeOut = [&](size_t i) -> AttributionScope & { return i == 0 ? whole : stepScopes[i - 1]; };
+    forEachGpu(m_gpu, [&](const GpuRecord &g) {
+        whole.gpuTimeNs += g.durationNs;
+        const CallInfo *site = g.correlation >= 0 ? findSite(g.correlation) : nullptr;
+        if (!site) {
+            const UnattributedReason why =
+                g.inGraph ? UnattributedReason::GraphReplayWithoutCorrelation : UnattributedReason::NoRuntimeEvent;
+            whole.unattributedNs[int(why)] += g.durationNs;
+            return;
+        }
+        const CallInfo &call = *site;
+        if (call.step >= 0)
+            scopeOut(size_t(call.step) + 1).gpuTimeNs += g.durationNs;
+        if (call.opNode == kNone) {
+            whole.unattributedNs[int(UnattributedReason::NoEnclosingOp)] += g.durationNs;
+            if (call.step >= 0)
+                scopeOut(size_t(call.step) + 1).unattributedNs[int(UnattributedReason::NoEnclosingOp)] += g.durationNs;
+            return;
+        }
+        const quint32 opKey = nodes[call.opNode].key;
+        forScopes(call.step, [&](ScopeData &s) {
+            NodeAggregate &op = s.at(call.opNode);
+            op.opDeviceNs += g.durationNs;
+            ++op.opEvents;
+            s.at(call.node).launchedNs += g.durationNs;
+            s.leafNs[pair64(call.node, g.name)] += g.durationNs;
+            ScopeData::KernelOp &link = s.kernelOps[pair64(g.name, opKey)];
+            ++link.events;
+            link.ns += g.durationNs;
+        });
+        whole.attributedNs += g.durationNs;
+        if (call.step >= 0)
+            scopeOut(size_t(call.step) + 1).attributedNs += g.durationNs;
+    });
+    m_gpu = {};
+    denseSites = {};
+    sparseSites = {};
+
+    // Each scope's rows, launch tree, module tree and kernel links from its node aggregates.
+    for (size_t si = 0; si < scopeCount; ++si) {
+        ScopeData &s = scopes[si];
+        AttributionScope &outScope = scopeOut(si);
+        s.nodes.resize(nodes.size());
+
+        // Operator rows.
+        std::unordered_map<quint32, size_t> rowOf;
+        auto row = [&](quint32 key) -> OpStats & {
+            const auto [it, inserted] = rowOf.try_emplace(key, outScope.ops.size());
+            if (inserted) {
+                OpStats r;
+                const std::string &k = m_names.text(key);
+                const size_t sep = k.find(kKeySeparator);
+                r.name = qtext(std::string_view(k).substr(0, sep));
+                if (sep != std::string::npos)
+                    r.inputShapes = qtext(std::string_view(k).substr(sep + 1));
+                outScope.ops.push_back(std::move(r));
+            }
+            return outScope.ops[it->second];
+        };
+        std::vector<quint32> seenKeys;
+        for (quint32 n = 1; n < nodes.size(); ++n) {
+            const NodeAggregate &a = s.nodes[n];
+            if (nodes[n].kind != KindOp || (a.calls == 0 && a.opEvents == 0))
+                continue;
+            OpStats &r = row(nodes[n].key);
+            r.calls += a.calls;
+            r.hostSelfNs += a.hostSelfNs;
+            r.hostTotalNs += a.hostTotalNs;
+            r.deviceSelfNs += a.opDeviceNs;
+            r.kernels += a.opEvents;
+            if (a.opDeviceNs == 0)
+                continue;
+            // Device total: this op's GPU time counts once for each distinct op key on its stack.
+            seenKeys.clear();
+            for (quint32 m = n; m != kNone && m != 0; m = nodes[m].parent) {
+                if (nodes[m].kind != KindOp || std::find(seenKeys.begin(), seenKeys.end(), nodes[m].key) != seenKeys.end())
+                    continue;
+                seenKeys.push_back(nodes[m].key);
+                row(nodes[m].key).deviceTotalNs += a.opDeviceNs;
+            }
+        }
+        std::sort(outScope.ops.begin(), outScope.ops.end(), [](const OpStats &a, const OpStats &b) {
+            if (a.deviceSelfNs != b.deviceSelfNs)
+                return a.deviceSelfNs > b.deviceSelfNs;
+            if (a.hostTotalNs != b.hostTotalNs)
+                return a.hostTotalNs > b.hostTotalNs;
+            if (a.name != b.name)
+                return a.name < b.name;
+            return a.inputShapes.value_or(QString()) < b.inputShapes.value_or(QString());
+        });
+
+        // Which nodes this scope touched (and their ancestors).
+        std::vector<char> used(nodes.size(), 0);
+        for (quint32 n = 1; n < nodes.size(); ++n) {
+            const NodeAggregate &a = s.nodes[n];
+            if (a.calls == 0 && a.launchedNs == 0 && a.opEvents == 0)
+                continue;
+            for (quint32 m = n; m != kNone && !used[m]; m = nodes[m].parent)
+                used[m] = 1;
+        }
+        used[0] = 1;
+
+        // Launch tree: stack nodes merged by displayed name (ops without their shapes).
+        LaunchTree &tree = outScope.launches;
+        tree.nodes.push_back({QString(), FrameKind::Root, -1, {}, 0, 0});
+        std::vector<int> shown(nodes.size(), -1);
+        shown[0] = 0;
+        std::unordered_map<QString, int> displayChild;  // "parent|kind|name" -> node
+        auto displayNode = [&](int parent, FrameKind kind, const QString &name) {
+            const QString k = QString::number(parent) + QLatin1Char('|') + QString::number(int(kind)) +
+                              QLatin1Char('|') + name;
+            const auto [it, inserted] = displayChild.try_emplace(k, int(tree.nodes.size()));
+            if (inserted) {
+                tree.nodes.push_back({name, kind, parent, {}, 0, 0});
+                tree.nodes[size_t(parent)].children.push_back(it->second);
+            }
+            return it->second;
+        };
+        auto frameName = [&](quint32 n) {
+            const std::string &k = m_names.text(nodes[n].key);
+            if (nodes[n].kind == KindOp)
+                return qtext(opName(nodes[n].key));
+            if (nodes[n].kind == KindModule)
+                return qtext(std::string_view(k).substr(11));  // after "nn.Module: "
+            return qtext(k);
+        };
+        for (quint32 n = 1; n < nodes.size(); ++n) {
+            if (!used[n])
+                continue;
+            const int d = displayNode(shown[nodes[n].parent], frameKind(nodes[n].kind), frameName(n));
+            shown[n] = d;
+            tree.nodes[size_t(d)].hostNs += s.nodes[n].hostNs;  // its GPU time comes from its GPU-event leaves
+        }
+        for (const auto &[k, ns] : s.leafNs) {
+            const int d = displayNode(shown[quint32(k >> 32)], FrameKind::GpuEvent, qtext(m_names.text(quint32(k))));
+            tree.nodes[size_t(d)].gpuNs += ns;
+        }
+        for (int d = int(tree.nodes.size()) - 1; d > 0; --d)  // children come after their parent
+            tree.nodes[size_t(tree.nodes[size_t(d)].parent)].gpuNs += tree.nodes[size_t(d)].gpuNs;
+        for (LaunchNode &node : tree.nodes)
+            std::sort(node.children.begin(), node.children.end(),
+                      [&](int a, int b) { return tree.nodes[size_t(a)].gpuNs > tree.nodes[size_t(b)].gpuNs; });
+        tree.nodes[0].hostNs = 0;
+        for (const int c : tree.nodes[0].children)
+            tree.nodes[0].hostNs += tree.nodes[size_t(c)].hostNs;
+
+        // Module / annotation tree: the stack nodes reduced to their module and annotation frames.
+        struct Flat {
+            QString name;
+            FrameKind kind;
+            int parent;
+            qint64 hostNs = 0, deviceNs = 0, calls = 0;
+            std::vector<int> children;
+        };
+        std::vector<Flat> flat{{QString(), FrameKind::Root, -1, 0, 0, 0, {}}};
+        std::unordered_map<QString, int> flatChild;
+        std::vector<int> moduleOf(nodes.size(), 0);
+        for (quint32 n = 1; n < nodes.size(); ++n) {
+            if (!used[n])
+                continue;
+            const int parent = moduleOf[nodes[n].parent];
+            if (nodes[n].kind != KindModule && nodes[n].kind != KindAnnotation) {
+                moduleOf[n] = parent;
+                flat[size_t(parent)].deviceNs += s.nodes[n].launchedNs;
+                continue;
+            }
+            const QString name = frameName(n);
+            const QString k = QString::number(parent) + QLatin1Char('|') + QString::number(int(nodes[n].kind)) +
+                              QLatin1Char('|') + name;
+            const auto [it, inserted] = flatChild.try_emplace(k, int(flat.size()));
+            if (inserted) {
+                flat.push_back({name, frameKind(nodes[n].kind), parent, 0, 0, 0, {}});
+                flat[size_t(parent)].children.push_back(it->second);
+            }
+            moduleOf[n] = it->second;
+            Flat &f = flat[size_t(it->second)];
+            f.hostNs += s.nodes[n].hostNs;
+            f.calls += s.nodes[n].calls;
+            f.deviceNs += s.nodes[n].launchedNs;
+        }
+        for (int d = int(flat.size()) - 1; d > 0; --d)
+            flat[size_t(flat[size_t(d)].parent)].deviceNs += flat[size_t(d)].deviceNs;
+        auto build = [&](auto &&self, int i) -> ModuleNode {
+            ModuleNode m;
+            m.name = flat[size_t(i)].name;
+            m.kind = flat[size_t(i)].kind;
+            m.hostNs = flat[size_t(i)].hostNs;
+            m.deviceNs = flat[size_t(i)].deviceNs;
+            m.calls = flat[size_t(i)].calls;
+            for (const int c : flat[size_t(i)].children)
+                m.children.push_back(self(self, c));
+            std::sort(m.children.begin(), m.children.end(), [](const ModuleNode &a, const ModuleNode &b) {
+                return a.deviceNs != b.deviceNs ? a.deviceNs > b.deviceNs : a.hostNs > b.hostNs;
+            });
+            return m;
+        };
+        outScope.modules = build(build, 0);
+
+        // Kernel ↔ op links, by op name (the rows of one name with several shapes merged).
+        std::map<std::pair<quint32, std::string_view>, ScopeData::KernelOp> links;
+        for (const auto &[k, link] : s.kernelOps) {
+            ScopeData::KernelOp &l = links[{quint32(k >> 32), opName(quint32(k))}];
+            l.events += link.events;
+            l.ns += link.ns;
+        }
+        for (const auto &[k, link] : links)
+            outScope.kernelOps.push_back({qtext(m_names.text(k.first)), qtext(k.second), link.events, link.ns});
+        std::sort(outScope.kernelOps.begin(), outScope.kernelOps.end(), [](const KernelOpLink &a, const KernelOpLink &b) {
+            if (a.deviceNs != b.deviceNs)
+                return a.deviceNs > b.deviceNs;
+            return a.kernelName != b.kernelName ? a.kernelName < b.kernelName : a.opName < b.opName;
+        });
+        s = {};
+    }
+}
+
+} // namespace goblin::workbench

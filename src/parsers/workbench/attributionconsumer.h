@@ -1,0 +1,148 @@
+#pragma once
+/// \file Where the primary Kineto trace's GPU time was launched from (traceattribution.h), as an
+/// event consumer (kineto/eventconsumer.h). While the events stream past it keeps compact records
+/// only: per thread, the CPU ranges (ops, annotations, python frames) and the runtime calls; the
+/// GPU events with their correlation id; the ProfilerStep windows. Names are interned. The join —
+/// GPU event → runtime call (args.correlation) → innermost CPU op around the call on its thread
+/// (time containment) → the stack of ranges enclosing it — is made once the document ends, because
+/// Kineto writes the three kinds in separate blocks, in any order. docs/attribution.md defines
+/// every figure; scripts/attribution_count.py counts the same figures independently.
+
+#include "kineto/eventconsumer.h"
+
+#include <QtGlobal>
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace goblin::workbench {
+
+/// The thread of an event as its "tid" member's raw token (the reader hands consumers seven
+/// members, not "tid"): searched in the event's bytes, which the args token bounds (it runs to the
+/// event's end). Empty when the event has no args object or no "tid" before it.
+std::string_view eventThreadToken(const kineto::KinetoEvent &event);
+
+/// args["Input Dims"] of an op as compact JSON text (whitespace outside strings removed); empty
+/// when the args object has no such member at depth 1.
+std::string inputDimsText(std::string_view args);
+
+class AttributionConsumer final : public kineto::EventConsumer
+{
+public:
+    explicit AttributionConsumer(const kineto::ConsumerContext &) {}
+
+    static std::unique_ptr<kineto::EventConsumer> make(const kineto::ConsumerContext &context)
+    {
+        return std::make_unique<AttributionConsumer>(context);
+    }
+
+    void onEvent(const kineto::KinetoEvent &event) override;
+    void finishRange() override;
+    void absorb(kineto::EventConsumer &laterRange, int generation) override;
+    void finish(const kineto::KinetoDocument &document, TorchTrace &out) override;
+
+    /// What kind of range or call a CPU record is (the order matters: frames of the flame graph).
+    enum Kind : quint8 { KindOp, KindAnnotation, KindPython, KindModule, KindCall };
+
+    /// One CPU range or runtime call of a thread, decoded. For a call, `end` holds the
+    /// correlation id.
+    struct CpuRecord {
+        qint64 begin;
+        qint64 end;
+        quint32 key;  ///< interned name (ops: name and input shapes)
+        Kind kind;
+    };
+    /// One GPU event, decoded.
+    struct GpuRecord {
+        qint64 correlation;  ///< -1: none
+        qint64 durationNs;
+        quint32 name;
+        bool inGraph;  ///< carries a nonzero "graph id"
+    };
+
+    /// Records as bytes: each number the difference to the previous one where that is small,
+    /// zigzagged, as a LEB128 varint (an op takes ~7 bytes instead of 24, a GPU event ~5). A
+    /// segment is what one reader wrote; `names` maps the interned ids of a byte range's reader
+    /// onto the main reader's (null: already the main reader's).
+    struct Segment {
+        std::vector<std::uint8_t> bytes;
+        std::shared_ptr<const std::vector<quint32>> names;
+    };
+    struct ThreadLog {
+        std::vector<Segment> segments;
+        qint64 previousBegin = 0;  // of the segment being written
+        qint64 previousCorrelation = 0;
+        CpuRecord first{0, 0, 0, KindOp};
+        CpuRecord last{0, 0, 0, KindOp};
+        qint64 records = 0;  ///< in `segments`, which hold them in the join's order
+        /// Records met after one they sort before (python frames are written after the ops
+        /// inside them; Kineto writes the runtime calls after the ops): kept whole and merged
+        /// into the stream when it is swept.
+        std::vector<CpuRecord> late;
+    };
+    struct GpuLog {
+        std::vector<Segment> segments;
+        qint64 previousCorrelation = 0;
+    };
+    struct StepRecord {
+        qint64 begin;
+        qint64 end;
+        quint32 name;
+    };
+
+    /// Strings to small ids, stored once.
+    class Interner
+    {
+    public:
+        quint32 id(std::string_view text);
+        const std::string &text(quint32 id) const { return *m_texts[id]; }
+        size_t size() const { return m_texts.size(); }
+
+    private:
+        struct Hash {
+            using is_transparent = void;
+            // Kernel names run to hundreds of bytes and share long prefixes (Cijk_Ailk_Bljk_…):
+            // the length, the first 16 and the last 48 bytes tell them apart at a fraction of the
+            // cost of hashing every byte (as the GPU timeline's name table does).
+            size_t operator()(std::string_view s) const noexcept
+            {
+                if (s.size() <= 64)
+                    return std::hash<std::string_view>{}(s);
+                return std::hash<std::string_view>{}(s.substr(0, 16)) * 31 ^
+                       std::hash<std::string_view>{}(s.substr(s.size() - 48)) ^ s.size();
+            }
+        };
+        std::deque<std::string> m_storage;
+        std::vector<const std::string *> m_texts;
+        std::unordered_map<std::string_view, quint32, Hash, std::equal_to<>> m_ids;
+    };
+
+private:
+    void addCpu(const kineto::KinetoEvent &event, Kind kind, qint64 begin, qint64 end, quint32 key);
+    /// The segment this reader writes into (a new one after a byte range's), numbers reset.
+    static void append(ThreadLog &log, const CpuRecord &record);
+    static Segment &writable(std::vector<Segment> &segments, qint64 &previous, qint64 *previous2 = nullptr);
+
+    Interner m_names;    // range names, op keys (name \x1f shapes), kernel names
+    Interner m_threads;  // "pid \x1f tid" as written
+    std::vector<ThreadLog> m_cpu;  // per thread id
+    GpuLog m_gpu;
+    qint64 m_gpuEvents = 0;
+    qint64 m_minCorrelation = std::numeric_limits<qint64>::max();
+    qint64 m_maxCorrelation = std::numeric_limits<qint64>::min();
+    std::vector<StepRecord> m_steps;
+    qint64 m_ops = 0;
+    qint64 m_calls = 0;
+    bool m_shapes = false;
+    std::string m_keyScratch;
+    std::string m_lastThread;  // the last thread key looked up, and its id: events come in runs
+    quint32 m_lastThreadId = 0;
+};
+
+} // namespace goblin::workbench

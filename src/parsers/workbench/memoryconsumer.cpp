@@ -1,0 +1,584 @@
+// The allocator's [memory] events of a Kineto trace (tracememory.h). This runs on every event of
+// multi-GB traces: an event is rejected on the first byte of its "ph" (and of its category or
+// name), nothing is allocated for it, and only `[memory]` events, ProfilerStep#N ranges and CPU
+// ops (the first kMaxOps of them) are kept.
+#include "workbench/memoryconsumer.h"
+
+#include "syntax/jsontoken.h"
+#include "torchtraceparser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <utility>
+
+namespace goblin::workbench {
+
+using kineto::KinetoEvent;
+using syntax::PyValue;
+
+namespace {
+
+constexpr size_t kMaxCurvePoints = 4096;  // a curve longer than this is decimated (extremes kept)
+constexpr size_t kTopOps = 20;
+constexpr quint32 kNoThread = ~quint32(0);
+
+bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
+/// Skips a string whose body starts at `p` (after the opening quote); returns the position after
+/// the closing quote (or `end`).
+const char *skipString(const char *p, const char *end)
+{
+    while (p < end) {
+        const char c = *p++;
+        if (c == '"')
+            return p;
+        if (c == '\\' && p < end)
+            ++p;
+    }
+    return end;
+}
+
+/// Skips the array or object starting at `p`; returns the position after its end.
+const char *skipNested(const char *p, const char *end)
+{
+    int depth = 0;
+    while (p < end) {
+        const char c = *p++;
+        if (c == '"') {
+            p = skipString(p, end);
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ']' || c == '}') {
+            if (--depth == 0)
+                return p;
+        }
+    }
+    return end;
+}
+
+/// An integer of a number token ("245366784", "2.45e8"); nullopt for anything else.
+std::optional<qint64> integerOf(std::string_view t)
+{
+    qint64 value = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), value);
+    if (!t.empty() && r.ec == std::errc() && r.ptr == t.data() + t.size())
+        return value;
+    double d = 0.0;
+    const auto rd = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (!t.empty() && rd.ec == std::errc() && rd.ptr == t.data() + t.size() && std::isfinite(d) && std::fabs(d) < 9e18)
+        return qint64(std::llround(d));
+    return std::nullopt;
+}
+
+/// The whole text of an event that has an object "args": the reader hands that token running on
+/// to the event's end (kineto/eventconsumer.h), and the span says how long the event is.
+std::string_view eventText(const KinetoEvent &event)
+{
+    if (!(event.fields.have & (1u << kineto::kArgsKey)))
+        return {};
+    const std::string_view args = event.fields.token[kineto::kArgsKey];
+    const qint64 length = event.span.end - event.span.begin;
+    if (args.empty() || args[0] != '{' || length <= 0 || size_t(length) < args.size())
+        return {};
+    const char *begin = args.data() + args.size() - length;
+    if (*begin != '{')
+        return {};
+    return {begin, size_t(length)};
+}
+
+qint64 bytesOf(const MemoryOp &op) { return op.allocatedBytes; }
+
+} // namespace
+
+MemoryArgs readMemoryArgs(std::string_view args)
+{
+    MemoryArgs out;
+    const char *p = args.data();
+    const char *const end = p + args.size();
+    if (p == end || *p != '{')
+        return out;
+    ++p;
+    while (p < end) {
+        while (p < end && (isSpace(*p) || *p == ','))
+            ++p;
+        if (p == end || *p != '"')
+            break;  // '}' (the end) or not an object member
+        const char *keyBegin = ++p;
+        p = skipString(p, end);
+        const std::string_view key(keyBegin, size_t(p - keyBegin - 1));
+        while (p < end && (isSpace(*p) || *p == ':'))
+            ++p;
+        if (p == end)
+            break;
+        const char *valueBegin = p;
+        if (*p == '"') {
+            p = skipString(p + 1, end);
+            continue;
+        }
+        if (*p == '{' || *p == '[') {
+            p = skipNested(p, end);
+            continue;
+        }
+        while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
+            ++p;
+        const std::optional<qint64> value = integerOf(std::string_view(valueBegin, size_t(p - valueBegin)));
+        if (!value)
+            continue;
+        // Kineto writes each key once; a later duplicate wins, as in a Python dict.
+        if (key == "Total Allocated") {
+            out.totalAllocated = *value;
+            out.haveAllocated = true;
+        } else if (key == "Total Reserved") {
+            out.totalReserved = *value;
+            out.haveReserved = true;
+        } else if (key == "Bytes") {
+            out.bytes = *value;
+            out.haveBytes = true;
+        } else if (key == "Device Id") {
+            out.deviceId = *value;
+            out.haveDeviceId = true;
+        } else if (key == "Device Type") {
+            out.deviceType = *value;
+            out.haveDeviceType = true;
+        }
+    }
+    return out;
+}
+
+std::string_view tidToken(std::string_view text)
+{
+    size_t at = 0;
+    while ((at = text.find("\"tid\"", at)) != std::string_view::npos) {
+        // A key, not the end of a string holding `\"tid\"`: the member name follows '{', ',' or space.
+        size_t before = at;
+        while (before > 0 && isSpace(text[before - 1]))
+            --before;
+        at += 5;
+        if (before == 0 || (text[before - 1] != '{' && text[before - 1] != ','))
+            continue;
+        const char *p = text.data() + at;
+        const char *const end = text.data() + text.size();
+        while (p < end && isSpace(*p))
+            ++p;
+        if (p == end || *p != ':')
+            continue;
+        ++p;
+        while (p < end && isSpace(*p))
+            ++p;
+        const char *valueBegin = p;
+        if (p < end && *p == '"')
+            p = skipString(p + 1, end);
+        else
+            while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
+                ++p;
+        return {valueBegin, size_t(p - valueBegin)};
+    }
+    return {};
+}
+
+// ------------------------------------------------------------------------------------------------
+
+void MemoryConsumer::onEvent(const KinetoEvent &event)
+{
+    const std::string_view ph = event.phText;
+    if (ph.size() != 1)
+        return;
+    if (ph[0] == 'X') {
+        const std::string_view cat = event.catText;
+        if (cat.empty())
+            return;
+        switch (cat[0]) {
+        case 'c':  // cpu_op (cuda_runtime, cuda_driver… are not ops)
+            if (cat.size() == 6 && cat == "cpu_op")
+                onCpuOp(event);
+            return;
+        case 'O':  // Kineto 2021
+            if (cat == "Operator")
+                onCpuOp(event);
+            return;
+        case 'u':
+            if (cat == "user_annotation" && startsWith(event.nameText, "ProfilerStep#"))
+                onCpuOp(event);  // the step, not an op (onCpuOp tells them apart)
+            return;
+        default:
+            return;
+        }
+    }
+    if ((ph[0] == 'i' || ph[0] == 'I') && !event.nameText.empty() && event.nameText[0] == '[') {
+        if (event.nameText == "[memory]")
+            onMemory(event);
+        else if (event.nameText == "[OutOfMemory]")
+            ++m_outOfMemory;
+    }
+}
+
+quint32 MemoryConsumer::intern(Interned &map, std::vector<std::string> &list, std::string_view text)
+{
+    if (const auto it = map.find(text); it != map.end())
+        return it->second;
+    const quint32 index = quint32(list.size());
+    list.emplace_back(text);
+    map.emplace(list.back(), index);
+    return index;
+}
+
+quint32 MemoryConsumer::threadOf(const KinetoEvent &event)
+{
+    const std::string_view text = eventText(event);
+    if (text.empty())
+        return kNoThread;
+    // Compared as text without quotes: Kineto 2021 writes an op's tid as "25738" and a memory
+    // event's as 25738 on the same thread.
+    auto unquoted = [](std::string_view t) {
+        return t.size() >= 2 && t.front() == '"' && t.back() == '"' ? t.substr(1, t.size() - 2) : t;
+    };
+    const std::string_view pid = unquoted(
+        (event.fields.have & (1u << kineto::kPidKey)) ? syntax::trimJson(event.fields.token[kineto::kPidKey]) : std::string_view());
+    // Kineto writes "pid": P, "tid": T next to each other: read the tid right after the pid token
+    // (a search of the event's text for every op cost 2 % of a trace-only load).
+    std::string_view tidRaw;
+    if (!pid.empty()) {
+        const char *p = event.fields.token[kineto::kPidKey].data() + event.fields.token[kineto::kPidKey].size();
+        const char *const end = text.data() + text.size();
+        while (p < end && isSpace(*p))
+            ++p;
+        if (p < end && *p == ',') {
+            const char *const comma = p++;
+            while (p < end && isSpace(*p))
+                ++p;
+            if (end - p > 5 && std::memcmp(p, "\"tid\"", 5) == 0)
+                tidRaw = tidToken(std::string_view(comma, size_t(end - comma)));
+        }
+    }
+    if (tidRaw.empty())
+        tidRaw = tidToken(text);
+    const std::string_view tid = unquoted(tidRaw);
+    // One key per (pid, tid), as the trace writes them; most events come from the thread before.
+    const size_t size = pid.size() + 1 + tid.size();
+    if (m_haveLastThread && m_lastThreadKey.size() == size && startsWith(m_lastThreadKey, pid) &&
+        std::string_view(m_lastThreadKey).substr(pid.size() + 1) == tid)
+        return m_lastThread;
+    m_lastThreadKey.assign(pid);
+    m_lastThreadKey.push_back('\x1f');
+    m_lastThreadKey.append(tid);
+    m_lastThread = intern(m_threadIndex, m_threads, m_lastThreadKey);
+    m_haveLastThread = true;
+    return m_lastThread;
+}
+
+void MemoryConsumer::onCpuOp(const KinetoEvent &event)
+{
+    if (!event.name.isString())
+        return;
+    const std::optional<qint64> begin = syntax::microsToNs(event.ts);
+    const std::optional<qint64> duration = syntax::microsToNs(event.dur);
+    if (!begin || !duration || *duration < 0)
+        return;  // the workbench's consumer diagnoses these
+    const std::string_view name = event.nameText;
+    if (startsWith(name, "ProfilerStep#")) {
+        // The CPU lane's step (user_annotation; an operator in Kineto 2021): the step window.
+        m_steps.push_back({std::string(name), *begin, *begin + *duration});
+        return;
+    }
+    if (event.catText[0] == 'u')
+        return;
+    if (m_ops.size() >= kMaxOps) {
+        dropOp(*begin, *begin + *duration);
+        return;
+    }
+    const quint32 thread = threadOf(event);
+    if (thread == kNoThread) {
+        ++m_opsWithoutThread;
+        return;
+    }
+    // Most ops repeat a few names: a direct-mapped cache of the last name per (length, first and
+    // last byte) spares hashing each one.
+    NameSlot &slot = m_nameCache[(name.size() * 31 + (name.empty() ? 0 : quint8(name.front()) * 7 + quint8(name.back()))) %
+                                 kNameCacheSlots];
+    quint32 nameId;
+    if (slot.valid && m_names[slot.id].size() == name.size() &&
+        std::memcmp(m_names[slot.id].data(), name.data(), name.size()) == 0) {
+        nameId = slot.id;
+    } else {
+        nameId = intern(m_nameIndex, m_names, name);
+        slot = {nameId, true};
+    }
+    m_ops.push_back({*begin, *begin + *duration, thread, nameId});
+}
+
+void MemoryConsumer::onMemory(const KinetoEvent &event)
+{
+    ++m_memoryEvents;
+    const std::optional<qint64> ts = syntax::microsToNs(event.ts);
+    const MemoryArgs args = (event.fields.have & (1u << kineto::kArgsKey))
+                                ? readMemoryArgs(syntax::trimJson(event.fields.token[kineto::kArgsKey]))
+                                : MemoryArgs{};
+    if (!ts || !args.haveDeviceType) {
+        if (m_unusable++ == 0)
+            m_firstUnusableLine = event.span.line;
+        return;
+    }
+    Event e{};
+    e.tsNs = *ts;
+    e.allocated = args.totalAllocated;
+    e.reserved = args.totalReserved;
+    e.bytes = args.bytes;
+    e.deviceType = qint32(std::clamp<qint64>(args.deviceType, -1, 1 << 20));
+    e.deviceId = qint32(std::clamp<qint64>(args.haveDeviceId ? args.deviceId : -1, -1, 1 << 20));
+    e.thread = threadOf(event);
+    e.have = quint8((args.haveAllocated ? 1 : 0) | (args.haveReserved ? 2 : 0) | (args.haveBytes ? 4 : 0));
+    m_events.push_back(e);
+}
+
+void MemoryConsumer::finishRange()
+{
+    // Ops of a range without [memory] events can only matter to allocations written in a later
+    // range; kept, dozens of ranges would hold megabytes until they are merged.
+    const size_t keep = m_events.empty() ? 0 : std::min(m_ops.size(), kMaxRangeOps);
+    for (size_t i = 0; i + keep < m_ops.size(); ++i)
+        dropOp(m_ops[i].beginNs, m_ops[i].endNs);
+    m_ops.erase(m_ops.begin(), m_ops.end() - std::ptrdiff_t(keep));
+    m_ops.shrink_to_fit();
+    m_events.shrink_to_fit();
+    m_threadIndex.clear();  // rebuilt from m_threads when absorbed
+    m_nameIndex.clear();
+    m_nameCache = {};
+}
+
+void MemoryConsumer::absorb(kineto::EventConsumer &laterRange, int)
+{
+    MemoryConsumer &range = static_cast<MemoryConsumer &>(laterRange);
+    // The range's thread and name indexes, renumbered into ours.
+    std::vector<quint32> threads(range.m_threads.size()), names(range.m_names.size());
+    for (size_t i = 0; i < range.m_threads.size(); ++i)
+        threads[i] = intern(m_threadIndex, m_threads, range.m_threads[i]);
+    for (size_t i = 0; i < range.m_names.size(); ++i)
+        names[i] = intern(m_nameIndex, m_names, range.m_names[i]);
+    m_haveLastThread = false;
+    for (Event e : range.m_events) {
+        if (e.thread != kNoThread)
+            e.thread = threads[e.thread];
+        m_events.push_back(e);
+    }
+    for (const Op &op : range.m_ops) {
+        if (m_ops.size() >= kMaxOps) {
+            dropOp(op.beginNs, op.endNs);
+            continue;
+        }
+        m_ops.push_back({op.beginNs, op.endNs, threads[op.thread], names[op.name]});
+    }
+    if (range.m_droppedBeginNs <= range.m_droppedEndNs)
+        dropOp(range.m_droppedBeginNs, range.m_droppedEndNs);
+    for (Step &s : range.m_steps)
+        m_steps.push_back(std::move(s));
+    m_memoryEvents += range.m_memoryEvents;
+    m_outOfMemory += range.m_outOfMemory;
+    if (range.m_unusable > 0 && m_unusable == 0)
+        m_firstUnusableLine = range.m_firstUnusableLine;
+    m_unusable += range.m_unusable;
+    m_opsWithoutThread += range.m_opsWithoutThread;
+    range.m_events = {};
+    range.m_ops = {};
+}
+
+void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
+{
+    TraceMemory &memory = out.memory;
+    memory = TraceMemory{};
+    memory.memoryEvents = m_memoryEvents;
+    memory.outOfMemoryEvents = m_outOfMemory;
+    memory.unusableEvents = m_unusable;
+    memory.opsComplete = m_droppedBeginNs > m_droppedEndNs;
+    if (m_unusable > 0)
+        out.diagnostics.push_back(
+            {Severity::Warning, document.name, m_firstUnusableLine,
+             QStringLiteral("%1 [memory] event(s) without a usable \"ts\" or args \"Device Type\" (first at this line); "
+                            "left out of the memory curves")
+                 .arg(m_unusable)});
+
+    // Time order (stable: equal timestamps keep the document's order, which is the allocator's).
+    std::stable_sort(m_events.begin(), m_events.end(), [](const Event &a, const Event &b) { return a.tsNs < b.tsNs; });
+    std::sort(m_ops.begin(), m_ops.end(), [](const Op &a, const Op &b) {
+        return a.thread != b.thread ? a.thread < b.thread : a.beginNs != b.beginNs ? a.beginNs < b.beginNs : a.endNs > b.endNs;
+    });
+    std::sort(m_steps.begin(), m_steps.end(), [](const Step &a, const Step &b) { return a.beginNs < b.beginNs; });
+
+    // The innermost op around `ts` on `thread`: of the ops begun by then, the last begun one that
+    // has not ended (ops nest on a thread, so every later-begun one ended before `ts`).
+    auto opAround = [&](quint32 thread, qint64 ts) -> const Op * {
+        const Op key{ts, std::numeric_limits<qint64>::min(), thread, 0};
+        auto it = std::upper_bound(m_ops.begin(), m_ops.end(), key, [](const Op &a, const Op &b) {
+            return a.thread != b.thread ? a.thread < b.thread : a.beginNs < b.beginNs;
+        });
+        for (int steps = 0; it != m_ops.begin() && steps < 100000; ++steps) {
+            --it;
+            if (it->thread != thread)
+                return nullptr;
+            if (it->endNs >= ts)
+                return &*it;
+        }
+        return nullptr;
+    };
+
+    const TraceIdentity *identity = out.timeline.files.empty() ? nullptr : &out.timeline.files.back().traits.identity;
+
+    // One device per (Device Type, Device Id) of a GPU: type 0 is the host.
+    std::map<std::pair<int, int>, std::vector<const Event *>> byDevice;
+    for (const Event &e : m_events) {
+        if (e.deviceType == 0)
+            ++memory.cpuEvents;
+        else
+            byDevice[{e.deviceId, e.deviceType}].push_back(&e);
+    }
+    for (const auto &[key, events] : byDevice) {
+        DeviceMemory d;
+        d.deviceId = key.first;
+        d.deviceType = key.second;
+        d.events = qint64(events.size());
+        if (identity && d.deviceId >= 0 && d.deviceId < identity->deviceNames.size()) {
+            // deviceProperties' ids are the ordinals 0…N−1, as `Device Id` (the kernels' `device` may differ).
+            const int i = d.deviceId;
+            d.name = identity->deviceNames[i];
+            if (size_t(i) < identity->deviceMemoryBytes.size() && identity->deviceMemoryBytes[size_t(i)] > 0)
+                d.capacityBytes = identity->deviceMemoryBytes[size_t(i)];
+            if (size_t(i) < identity->deviceComputeUnits.size() && identity->deviceComputeUnits[size_t(i)] > 0)
+                d.computeUnits = identity->deviceComputeUnits[size_t(i)];
+        }
+
+        // Curve and peaks: the allocator's totals after each event, carried forward in between.
+        std::vector<MemoryPoint> points;
+        qint64 allocated = 0, reserved = 0;
+        for (const Event *e : events) {
+            if (e->have & 1) {
+                allocated = e->allocated;
+                d.peakAllocatedBytes = d.eventsWithAllocated++ == 0 ? allocated : std::max(d.peakAllocatedBytes, allocated);
+            }
+            if (e->have & 2) {
+                reserved = e->reserved;
+                d.peakReservedBytes = d.eventsWithReserved++ == 0 ? reserved : std::max(d.peakReservedBytes, reserved);
+            }
+            if (e->have & 3)
+                points.push_back({e->tsNs, allocated, reserved});
+        }
+        if (points.size() <= kMaxCurvePoints) {
+            d.curve = std::move(points);
+        } else {
+            // Per bucket the points of most and least allocated and of most reserved, in time
+            // order: the peaks and the troughs survive.
+            const size_t buckets = kMaxCurvePoints / 3;
+            const size_t per = (points.size() + buckets - 1) / buckets;
+            for (size_t b = 0; b < points.size(); b += per) {
+                const size_t e = std::min(points.size(), b + per);
+                size_t hi = b, lo = b, res = b;
+                for (size_t i = b; i < e; ++i) {
+                    if (points[i].allocatedBytes > points[hi].allocatedBytes)
+                        hi = i;
+                    if (points[i].allocatedBytes < points[lo].allocatedBytes)
+                        lo = i;
+                    if (points[i].reservedBytes > points[res].reservedBytes)
+                        res = i;
+                }
+                size_t keep[3] = {hi, lo, res};
+                std::sort(keep, keep + 3);
+                for (int k = 0; k < 3; ++k)
+                    if (k == 0 || keep[k] != keep[k - 1])
+                        d.curve.push_back(points[keep[k]]);
+            }
+        }
+
+        // Per step: the level carried into the step and every event inside it. Steps without an
+        // event at or before their end are left out (nothing says what the allocator held).
+        if (d.eventsWithAllocated > 0 || d.eventsWithReserved > 0) {
+            std::vector<qint64> carriedAllocated(events.size()), carriedReserved(events.size());
+            qint64 a = 0, r = 0;
+            for (size_t i = 0; i < events.size(); ++i) {
+                if (events[i]->have & 1)
+                    a = events[i]->allocated;
+                if (events[i]->have & 2)
+                    r = events[i]->reserved;
+                carriedAllocated[i] = a;
+                carriedReserved[i] = r;
+            }
+            auto firstAtOrAfter = [&](qint64 ts) {
+                return size_t(std::lower_bound(events.begin(), events.end(), ts,
+                                               [](const Event *e, qint64 t) { return e->tsNs < t; }) -
+                              events.begin());
+            };
+            for (const Step &s : m_steps) {
+                const size_t first = firstAtOrAfter(s.beginNs);
+                const size_t last = size_t(std::upper_bound(events.begin(), events.end(), s.endNs,
+                                                            [](qint64 t, const Event *e) { return t < e->tsNs; }) -
+                                           events.begin());
+                if (last == 0)
+                    continue;
+                StepMemoryPeak peak;
+                peak.label = QString::fromUtf8(s.label.data(), qsizetype(s.label.size()));
+                const size_t from = first > 0 ? first - 1 : 0;
+                for (size_t i = from; i < last; ++i) {
+                    peak.peakAllocatedBytes = std::max(peak.peakAllocatedBytes, carriedAllocated[i]);
+                    peak.peakReservedBytes = std::max(peak.peakReservedBytes, carriedReserved[i]);
+                }
+                d.steps.push_back(peak);
+            }
+        }
+
+        // The ops that allocated: the innermost CPU op around each event on its thread.
+        std::unordered_map<quint32, MemoryOp> ops;
+        for (const Event *e : events) {
+            if (!(e->have & 4) || e->bytes == 0)
+                continue;
+            if (e->bytes > 0)
+                ++d.allocations;
+            const Op *op = nullptr;
+            if (e->tsNs >= m_droppedBeginNs && e->tsNs <= m_droppedEndNs) {
+                if (e->bytes > 0)
+                    ++d.allocationsOpUnknown;
+                continue;
+            }
+            if (e->thread != kNoThread)
+                op = opAround(e->thread, e->tsNs);
+            if (!op) {
+                if (e->bytes > 0)
+                    ++d.allocationsOutsideOps;
+                continue;
+            }
+            MemoryOp &m = ops[op->name];
+            if (e->bytes > 0) {
+                ++m.allocations;
+                m.allocatedBytes += e->bytes;
+            } else {
+                m.freedBytes += -e->bytes;
+            }
+        }
+        for (auto &[name, op] : ops) {
+            if (op.allocations == 0)
+                continue;
+            op.name = QString::fromStdString(m_names[name]);
+            d.topOps.push_back(std::move(op));
+        }
+        std::sort(d.topOps.begin(), d.topOps.end(), [](const MemoryOp &a, const MemoryOp &b) {
+            return bytesOf(a) != bytesOf(b) ? bytesOf(a) > bytesOf(b) : a.name < b.name;
+        });
+        if (d.topOps.size() > kTopOps)
+            d.topOps.resize(kTopOps);
+        memory.devices.push_back(std::move(d));
+    }
+    std::sort(memory.devices.begin(), memory.devices.end(), [](const DeviceMemory &a, const DeviceMemory &b) {
+        return a.deviceId != b.deviceId ? a.deviceId < b.deviceId : a.deviceType < b.deviceType;
+    });
+
+    m_events = {};
+    m_ops = {};
+    m_steps = {};
+}
+
+} // namespace goblin::workbench
