@@ -9,7 +9,9 @@
 #include "runmodel.h"
 #include "settings.h"
 #include "thresholdeditor.h"
+#include "theme.h"
 #include "thresholdpanel.h"
+#include "welcomepage.h"
 #include "workbenchsession.h"
 #include "workbenchview.h"
 
@@ -17,6 +19,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -29,10 +32,15 @@
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
+#include <QStackedWidget>
+#include <QStyle>
 #include <QStatusBar>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
+#include <algorithm>
 
 #ifndef GOBLIN_VERSION
 #define GOBLIN_VERSION "unknown"
@@ -46,9 +54,15 @@ MainWindow::MainWindow(Settings *settings, QWidget *parent)
     , m_session(new WorkbenchSession(this))
     , m_loader(new LoadController(this))
     , m_view(new WorkbenchView(m_session, this))
+    , m_welcome(new WelcomePage(this))
+    , m_central(new QStackedWidget(this))
+    , m_systemPalette(QApplication::palette())
 {
     setObjectName(QStringLiteral("MainWindow"));
-    setCentralWidget(m_view);
+    // The welcome page while no run is open, the dashboard once one is (updateCentralPage).
+    m_central->addWidget(m_welcome);
+    m_central->addWidget(m_view);
+    setCentralWidget(m_central);
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
@@ -69,6 +83,15 @@ MainWindow::MainWindow(Settings *settings, QWidget *parent)
             ->setChecked(true);
     });
 
+    connect(m_welcome, &WelcomePage::openFolderRequested, this, &MainWindow::openFolderDialog);
+    connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFileDialog);
+    connect(m_welcome, &WelcomePage::openExampleRequested, this, [this] { openRunDir(exampleRunDir()); });
+    connect(m_welcome, &WelcomePage::openRecentRequested, this, &MainWindow::openRunDir);
+    connect(m_welcome, &WelcomePage::helpRequested, this, &MainWindow::showHelp);
+    m_welcome->setExampleAvailable(!exampleRunDir().isEmpty());
+    m_welcome->setRecentRuns(m_settings->recentRunDirs());
+    connect(m_settings, &Settings::recentRunDirsChanged, m_welcome, &WelcomePage::setRecentRuns);
+
     restoreSettings();
     onCurrentRunChanged(-1);
 }
@@ -80,6 +103,8 @@ MainWindow::~MainWindow()
     delete m_thresholdDock;
     delete m_runDock;
     delete takeCentralWidget();
+    // The palette is the application's, not this window's: the next window starts from the desktop's.
+    QApplication::setPalette(m_systemPalette);
 }
 
 void MainWindow::createActions()
@@ -97,6 +122,10 @@ void MainWindow::createActions()
     m_openAction = make(tr("&Open Run Folder…"), QKeySequence::Open, tr("Open a run folder"));
     m_openAction->setIcon(QIcon::fromTheme(QStringLiteral("document-open")));
     connect(m_openAction, &QAction::triggered, this, &MainWindow::openFolderDialog);
+    m_openFileAction = make(tr("Open &Trace File…"), QKeySequence(tr("Ctrl+Alt+O")),
+                            tr("Open one trace file alone (.json, .json.gz, a kernel-trace CSV)"));
+    m_openFileAction->setIcon(QIcon::fromTheme(QStringLiteral("document-open")));
+    connect(m_openFileAction, &QAction::triggered, this, &MainWindow::openFileDialog);
     m_reloadAction = make(tr("&Reload Run"), QKeySequence(Qt::Key_F5), tr("Read the current run folder again"));
     connect(m_reloadAction, &QAction::triggered, this, &MainWindow::reloadCurrentRun);
     m_closeRunAction = make(tr("&Close Run"), QKeySequence::Close, tr("Close the current run"));
@@ -147,9 +176,10 @@ void MainWindow::createActions()
                                tr("List every warning the parsers and the engine reported"));
     connect(m_diagnosticsAction, &QAction::triggered, m_view, &WorkbenchView::showDiagnostics);
     m_profileGroup = new QActionGroup(this);
-    m_workbenchProfileAction = make(tr("&Workbench Profile"), QKeySequence(tr("Ctrl+1")),
+    // Ctrl+1…9 are the views' (WorkbenchView::viewActions).
+    m_workbenchProfileAction = make(tr("&Workbench Profile"), QKeySequence(tr("Ctrl+Alt+1")),
                                     tr("The reference's formulas on data read right"));
-    m_referenceProfileAction = make(tr("R&eference Profile"), QKeySequence(tr("Ctrl+2")),
+    m_referenceProfileAction = make(tr("R&eference Profile"), QKeySequence(tr("Ctrl+Alt+2")),
                                     tr("Bit for bit the reference's RunMetrics, misreadings included"));
     for (QAction *a : {m_workbenchProfileAction, m_referenceProfileAction}) {
         a->setCheckable(true);
@@ -166,7 +196,14 @@ void MainWindow::createActions()
     m_previousRunAction = make(tr("&Previous Run"), QKeySequence(tr("Ctrl+PgUp")), tr("Show the previous open run"));
     connect(m_previousRunAction, &QAction::triggered, this, [this] { selectRelativeRun(-1); });
 
-    m_aboutAction = make(tr("&About Goblin Workbench"), QKeySequence(Qt::Key_F1), tr("Versions and credits"));
+    // F1 is help (the budget's primer and definitions, the keys), as users expect; About has Ctrl+F1.
+    m_helpAction = make(tr("Goblin Workbench &Help"), QKeySequence(QKeySequence::HelpContents),
+                        tr("What the waste budget's buckets mean, and the keys"));
+    if (m_helpAction->shortcut().isEmpty())
+        m_helpAction->setShortcut(QKeySequence(Qt::Key_F1));
+    connect(m_helpAction, &QAction::triggered, this, &MainWindow::showHelp);
+    m_aboutAction = make(tr("&About Goblin Workbench"), QKeySequence(tr("Ctrl+F1")),
+                         tr("Versions, credits and the GPUs of the open run"));
     m_aboutAction->setMenuRole(QAction::AboutRole);
     connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
     m_aboutQtAction = make(tr("About &Qt"), QKeySequence(tr("Shift+F1")), tr("About the Qt toolkit"));
@@ -176,6 +213,26 @@ void MainWindow::createActions()
     connect(m_openExampleAction, &QAction::triggered, this, [this] { openRunDir(exampleRunDir()); });
     m_aboutQtAction->setMenuRole(QAction::AboutQtRole);
     connect(m_aboutQtAction, &QAction::triggered, qApp, &QApplication::aboutQt);
+
+    m_themeGroup = new QActionGroup(this);
+    const struct {
+        Theme theme;
+        QString text;
+        const char *key;
+        QString tip;
+    } themes[] = {
+        {Theme::System, tr("&System Colours"), "Ctrl+Alt+7", tr("The desktop's palette (secondary text kept readable)")},
+        {Theme::Light, tr("&Light"), "Ctrl+Alt+8", tr("A light palette, whatever the desktop uses")},
+        {Theme::Dark, tr("&Dark"), "Ctrl+Alt+9", tr("A dark palette, whatever the desktop uses")},
+    };
+    for (const auto &t : themes) {
+        QAction *a = make(t.text, QKeySequence(tr(t.key)), t.tip);
+        a->setCheckable(true);
+        m_themeGroup->addAction(a);
+        const Theme theme = t.theme;
+        connect(a, &QAction::triggered, this, [this, theme] { setTheme(theme); });
+        m_themeActions << a;
+    }
 }
 
 void MainWindow::createDocks()
@@ -197,18 +254,29 @@ void MainWindow::createDocks()
     m_runDock->setWidget(m_runList);
     addDockWidget(Qt::LeftDockWidgetArea, m_runDock);
     m_runDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+1")));
+    // One run needs no list: the dock appears when a second run opens (onCurrentRunChanged) and
+    // the width goes to the views meanwhile.
+    m_runDock->hide();
 
     m_panel = new ThresholdPanel(m_session, this);
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // As wide as the panel needs (it scrolls only vertically): a narrower dock cut the spin boxes.
     m_thresholdDock = new QDockWidget(tr("Thresholds"), this);
     m_thresholdDock->setObjectName(QStringLiteral("ThresholdsDock"));
     m_thresholdDock->setWidget(scroll);
     addDockWidget(Qt::RightDockWidgetArea, m_thresholdDock);
     m_thresholdDock->toggleViewAction()->setShortcut(QKeySequence(tr("Ctrl+Shift+2")));
-    resizeDocks({m_runDock, m_thresholdDock}, {200, 300}, Qt::Horizontal);
+    // At least the panel's own width (its "run:" values beside each title), 20 to 26 em: at
+    // 18 em its spin boxes and "run:" values were cut at 1366×768; resizeDocks() alone is undone
+    // by the first layout of the window.
+    const int em = fontMetrics().height();
+    const int scrollBar = scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    const int panelWidth = std::clamp(m_panel->sizeHint().width() + scrollBar + 8, 20 * em, 26 * em);
+    scroll->setMinimumWidth(panelWidth);
+    resizeDocks({m_runDock, m_thresholdDock}, {12 * em, panelWidth}, Qt::Horizontal);
 
     // Runs side by side (issue 14): the open runs, ticked, under the one set of thresholds.
     m_compareView = new CompareView(m_session, this);
@@ -228,6 +296,8 @@ void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_openAction);
+    file->addAction(m_openFileAction);
+    file->addAction(m_openExampleAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
@@ -252,6 +322,12 @@ void MainWindow::createMenus()
     edit->addAction(m_findAction);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    m_viewsMenu = view->addMenu(tr("&Go to View"));
+    rebuildViewsMenu();
+    connect(m_view, &WorkbenchView::viewActionsChanged, this, &MainWindow::rebuildViewsMenu);
+    QMenu *themeMenu = view->addMenu(tr("T&heme"));
+    themeMenu->addActions(m_themeActions);
+    view->addSeparator();
     view->addAction(m_workbenchProfileAction);
     view->addAction(m_referenceProfileAction);
     view->addSeparator();
@@ -266,6 +342,7 @@ void MainWindow::createMenus()
     view->addAction(m_compareDock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(m_helpAction);
     help->addAction(m_openExampleAction);
     help->addSeparator();
     help->addAction(m_aboutAction);
@@ -275,6 +352,7 @@ void MainWindow::createMenus()
     toolbar->setObjectName(QStringLiteral("MainToolBar"));
     toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     toolbar->addAction(m_openAction);
+    toolbar->addAction(m_openFileAction);
     toolbar->addSeparator();
     toolbar->addAction(m_undoAction);
     toolbar->addAction(m_redoAction);
@@ -323,6 +401,8 @@ void MainWindow::restoreSettings()
     const QByteArray state = m_settings->windowState();
     if (!state.isEmpty())
         restoreState(state, Settings::kWindowStateVersion);
+    m_view->restoreLayout(m_settings->workbenchLayout());
+    setTheme(m_settings->theme());
     m_session->live()->setProfile(m_settings->lastProfile());
     if (const auto thresholds = m_settings->lastThresholds())
         m_session->editor()->replaceWithoutUndo(*thresholds);
@@ -332,6 +412,7 @@ void MainWindow::saveSettings()
 {
     m_settings->setWindowGeometry(saveGeometry());
     m_settings->setWindowState(saveState(Settings::kWindowStateVersion));
+    m_settings->setWorkbenchLayout(m_view->saveLayout());
     m_session->live()->flush();
     m_settings->setLastThresholds(m_session->live()->thresholds());
     m_settings->setLastProfile(m_session->live()->profile());
@@ -404,6 +485,49 @@ void MainWindow::openFolderDialog()
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Run Folder"), start);
     if (!dir.isEmpty())
         openRunDir(dir);
+}
+
+void MainWindow::openFileDialog()
+{
+    // A folder dialog cannot pick a file: a torch-only trace (.json.gz) is the commonest run.
+    const auto current = m_session->currentRun();
+    const QString start = current ? QFileInfo(current->runDir).absolutePath() : QDir::homePath();
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Open Trace File"), start,
+        tr("Traces and kernel traces (*.json *.json.gz *.gz *.csv *.db);;All files (*)"));
+    if (!file.isEmpty())
+        openRunDir(file);
+}
+
+bool MainWindow::welcomeShown() const
+{
+    return m_central->currentWidget() == m_welcome;
+}
+
+void MainWindow::updateCentralPage()
+{
+    m_central->setCurrentWidget(m_session->runs()->runCount() > 0 ? static_cast<QWidget *>(m_view) : m_welcome);
+}
+
+void MainWindow::rebuildViewsMenu()
+{
+    m_viewsMenu->clear();
+    const QList<QAction *> actions = m_view->viewActions();
+    // Next and previous first, then the views by number.
+    for (int i = 0; i < actions.size(); ++i) {
+        m_viewsMenu->addAction(actions.at(i));
+        if (i == 1)
+            m_viewsMenu->addSeparator();
+    }
+}
+
+void MainWindow::setTheme(Theme theme)
+{
+    QApplication::setPalette(paletteFor(theme, m_systemPalette));
+    const int index = int(theme);
+    if (index >= 0 && index < m_themeActions.size())
+        m_themeActions.at(index)->setChecked(true);
+    m_settings->setTheme(theme);
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -491,9 +615,45 @@ void MainWindow::selectRelativeRun(int delta)
     m_session->setCurrentRow((m_session->currentRow() + delta + count) % count);
 }
 
+QString MainWindow::aboutBoxText() const
+{
+    const auto run = m_session->currentRun();
+    return aboutText(QStringLiteral(GOBLIN_VERSION), run.get());
+}
+
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, tr("About Goblin Workbench"), aboutText(QStringLiteral(GOBLIN_VERSION)));
+    QMessageBox::about(this, tr("About Goblin Workbench"), aboutBoxText());
+}
+
+void MainWindow::showHelp()
+{
+    if (!m_helpWindow) {
+        auto *dialog = new QDialog(this);
+        dialog->setObjectName(QStringLiteral("HelpWindow"));
+        dialog->setWindowTitle(tr("Goblin Workbench Help"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        auto *browser = new QTextBrowser(dialog);
+        browser->setOpenExternalLinks(true);
+        browser->setHtml(budgetPrimerHtml(true)
+                         + tr("<h3>Keys</h3><table>"
+                              "<tr><td>Ctrl+1 … Ctrl+9</td><td>show a view (the list on the left, in order)</td></tr>"
+                              "<tr><td>Ctrl+Tab, Ctrl+Shift+Tab</td><td>next, previous view</td></tr>"
+                              "<tr><td>Ctrl+PgDown, Ctrl+PgUp</td><td>next, previous open run</td></tr>"
+                              "<tr><td>Ctrl+O, Ctrl+Alt+O</td><td>open a run folder, a trace file</td></tr>"
+                              "<tr><td>Ctrl+Z, Ctrl+Shift+Z, Ctrl+R</td><td>undo, redo, reset the thresholds</td></tr>"
+                              "<tr><td>Ctrl+F, Ctrl+D</td><td>find a kernel, show the diagnostics</td></tr>"
+                              "</table><p>More: <tt>docs/budget.md</tt> in the source (every formula and "
+                              "source) and <tt>goblin-workbench --help</tt> for the command line.</p>"));
+        auto *layout = new QVBoxLayout(dialog);
+        layout->addWidget(browser);
+        const int em = fontMetrics().height();
+        dialog->resize(46 * em, 40 * em);
+        m_helpWindow = dialog;
+    }
+    m_helpWindow->show();
+    m_helpWindow->raise();
+    m_helpWindow->activateWindow();
 }
 
 void MainWindow::onLoadStarted(const QString &runDir)
@@ -582,6 +742,12 @@ void MainWindow::onCurrentRunChanged(int row)
     const QModelIndex index = m_session->runs()->runIndex(row);
     if (m_runList->currentIndex() != index)
         m_runList->setCurrentIndex(index);
+    // The list appears with the second run (hidden at first: one run needs no list).
+    if (several && !m_runDock->isVisible() && !m_runDock->isFloating() && !m_runsDockShown) {
+        m_runsDockShown = true;
+        m_runDock->show();
+    }
+    updateCentralPage();
     updateTitle();
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // The main window: menus and shortcuts, file dialogs, recent folders, drag and drop, the load
-// progress, and the docks around the dashboard.
+// progress, the theme, and the docks around the dashboard; the welcome page while no run is open.
 
 #include "runanalysis.h"
 
 #include <QMainWindow>
+#include <QPalette>
+#include <QPointer>
 #include <QSet>
 #include <memory>
 
@@ -15,6 +17,7 @@ class QLabel;
 class QListView;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QToolButton;
 
 namespace goblin {
@@ -23,8 +26,10 @@ class CompareView;
 class LoadController;
 class Settings;
 class ThresholdPanel;
+class WelcomePage;
 class WorkbenchSession;
 class WorkbenchView;
+enum class Theme;
 
 class MainWindow : public QMainWindow
 {
@@ -37,6 +42,15 @@ public:
     void openRunDir(const QString &path);
     /// Shows the compare view (the open runs side by side); `goblin-workbench --compare A B`.
     void showCompareView();
+
+    WorkbenchView *workbenchView() const { return m_view; }
+    WelcomePage *welcomePage() const { return m_welcome; }
+    /// True while the welcome page is shown (no run open).
+    bool welcomeShown() const;
+    /// Applies `theme` to the whole application and remembers it (View ▸ Theme).
+    void setTheme(Theme theme);
+    /// The About box's text for the open run (its GPUs named).
+    QString aboutBoxText() const;
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -52,6 +66,8 @@ private:
     void saveSettings();
 
     void openFolderDialog();
+    /// A single trace file (.json, .json.gz, a kernel-trace CSV): opened alone.
+    void openFileDialog();
     /// The bundled example run: installed under share/goblin-workbench, or in the source tree.
     static QString exampleRunDir();
     void rebuildRecentMenu();
@@ -61,6 +77,9 @@ private:
     void reloadCurrentRun();
     void selectRelativeRun(int delta);
     void showAbout();
+    void showHelp();
+    void rebuildViewsMenu();
+    void updateCentralPage();
 
     void onLoadStarted(const QString &runDir);
     void onLoadProgress(double fraction, const QString &stage);
@@ -75,6 +94,12 @@ private:
     WorkbenchSession *m_session;
     LoadController *m_loader;
     WorkbenchView *m_view;
+    WelcomePage *m_welcome;
+    QStackedWidget *m_central;
+    QMenu *m_viewsMenu = nullptr;
+    QPointer<QWidget> m_helpWindow;
+    /// The desktop's palette at start-up: what View ▸ Theme ▸ System goes back to.
+    QPalette m_systemPalette;
     ThresholdPanel *m_panel = nullptr;
     QListView *m_runList = nullptr;
     QDockWidget *m_runDock = nullptr;
@@ -88,6 +113,10 @@ private:
     QMenu *m_recentMenu = nullptr;
 
     QAction *m_openAction = nullptr;
+    QAction *m_openFileAction = nullptr;
+    QAction *m_helpAction = nullptr;
+    QActionGroup *m_themeGroup = nullptr;
+    QList<QAction *> m_themeActions;  ///< in Theme order: System, Light, Dark
     QAction *m_closeRunAction = nullptr;
     QAction *m_reloadAction = nullptr;
     QAction *m_exportPngAction = nullptr;
@@ -110,6 +139,8 @@ private:
     QActionGroup *m_profileGroup = nullptr;
     /// Separate runs of a folder queued after its run (rankgroups.h): listed, not made current.
     QSet<QString> m_backgroundLoads;
+    /// The Runs dock was shown for a second run once: after that it is the user's to hide.
+    bool m_runsDockShown = false;
 };
 
 } // namespace goblin

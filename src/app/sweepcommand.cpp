@@ -109,7 +109,9 @@ int runSweepCommand(const QStringList &arguments)
         QTextStream(stderr) << "goblin-workbench sweep: cannot read " << loaded.error << "\n";
         return CommandUnreadable;
     }
-    const std::vector<SweepPoint> points = sweepRun(*loaded.run, profile, thresholds, *which, values);
+    // The curve: the asked points and both sides of every exact switch (the window's chart reads
+    // the same function, so both name the same switch value).
+    const std::vector<SweepPoint> points = sweepCurve(*loaded.run, profile, thresholds, *which, values);
     const QStringList command = reproducingCommand(
         name, {absoluteRunDir(dirs.front())}, profile, thresholds,
         {QStringLiteral("--threshold"), sweepThresholdName(*which), QStringLiteral("--from"), exactNumberText(range[0]),

@@ -2,14 +2,21 @@
 
 #include "formatting.h"
 #include "liveanalysis.h"
+#include "plotstyle.h"
 #include "workbenchsession.h"
 
+#include <QCoreApplication>
 #include <QHeaderView>
+#include <QLocale>
+#include <QStyle>
+#include <QStyledItemDelegate>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 namespace goblin {
 
@@ -25,35 +32,252 @@ QString bucketLabelOf(const QString &key)
 
 } // namespace
 
-QString AdvicePanel::evidenceText(const QJsonValue &value)
+namespace {
+
+/// How an evidence number reads.
+enum class EvidenceKind {
+    SecondsPerStep,  ///< "61.0 ms per step (35 % of the step)"
+    Seconds,         ///< "1.23 s"
+    StepFraction,    ///< 0.57 → "57 % of the step"
+    Fraction,        ///< 0.12 → "12 %" followed by the entry's note
+    Percent,         ///< already %: "48.5 %" followed by the note
+    Gigabytes,       ///< "134.4 GB"
+    Count,           ///< "12345"
+    Number,          ///< "0.30" followed by the note
+    Words,           ///< strings and booleans as they read
+};
+
+struct EvidenceEntry {
+    const char *key;
+    const char *label;
+    EvidenceKind kind;
+    const char *note;  ///< after the value ("of GEMM time"), may be empty
+};
+
+// The keys adviseRun (src/model/derived/advice.cpp) writes, in the order a reader wants them:
+// the bucket's own numbers, what explains them, the thresholds, then the context.
+const EvidenceEntry kEvidence[] = {
+    {"bucket_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "this bucket"), EvidenceKind::SecondsPerStep, ""},
+    {"idle_in_data_loading_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU idle in data loading"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"input_copy_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "input copies alone on the GPU"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"idle_nothing_on_host_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU idle, nothing on the host"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"idle_during_host_work_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU idle during host work"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"exposed_comm_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "exposed communication"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"collective_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "collective kernels"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"copy_only_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "copies and memsets alone on the GPU"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"gpu_util_pct", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU utilisation"), EvidenceKind::Percent, ""},
+    {"host_busy_fraction", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host busy"), EvidenceKind::StepFraction, ""},
+    {"gpu_util_below_pct", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU-util threshold"), EvidenceKind::Percent,
+     QT_TRANSLATE_NOOP("goblin::AdvicePanel", "(data wait needs utilisation below it)")},
+    {"host_busy_above", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host-busy threshold"), EvidenceKind::Number,
+     QT_TRANSLATE_NOOP("goblin::AdvicePanel", "(data wait needs the host busier than it)")},
+    {"collective_share_of_kernel_time", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "collectives"), EvidenceKind::Fraction,
+     QT_TRANSLATE_NOOP("goblin::AdvicePanel", "of kernel time")},
+    {"collective_calls", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "collective calls"), EvidenceKind::Count, ""},
+    {"hbm_peak_gb", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "HBM peak"), EvidenceKind::Gigabytes, ""},
+    {"hbm_capacity_gb", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "HBM capacity"), EvidenceKind::Gigabytes, ""},
+    {"hbm_target_pct", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "HBM target"), EvidenceKind::Percent,
+     QT_TRANSLATE_NOOP("goblin::AdvicePanel", "of capacity")},
+    {"fp16_kernel_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "fp16 kernel time"), EvidenceKind::Seconds, ""},
+    {"bf16_kernel_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "bf16 kernel time"), EvidenceKind::Seconds, ""},
+    {"precision", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "workload precision"), EvidenceKind::Words, ""},
+    {"precision_weight", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "precision weight"), EvidenceKind::Number,
+     QT_TRANSLATE_NOOP("goblin::AdvicePanel", "(the share of fp16 time assumed saved by bf16)")},
+    {"generic_gemm_share_of_gemm_time", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "untuned GEMMs"),
+     EvidenceKind::Fraction, QT_TRANSLATE_NOOP("goblin::AdvicePanel", "of GEMM time")},
+    {"generic_gemm_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "untuned GEMM time"), EvidenceKind::Seconds, ""},
+    {"gemm_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GEMM time"), EvidenceKind::Seconds, ""},
+    {"untuned_kernels", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "untuned kernels"), EvidenceKind::Words, ""},
+    {"kernel_calls", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "kernel calls"), EvidenceKind::Count, ""},
+    {"gpu_agents", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU agents"), EvidenceKind::Count, ""},
+    {"host_traced", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host activity traced"), EvidenceKind::Words, ""},
+    {"utilisation_measured", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU utilisation measured"), EvidenceKind::Words,
+     ""},
+    {"step_time_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "step time"), EvidenceKind::Seconds, ""},
+    {"bucket_state", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "state"), EvidenceKind::Words, ""},
+    {"run_kind", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "run kind"), EvidenceKind::Words, ""},
+};
+
+const EvidenceEntry *entryOf(const QString &key)
 {
-    if (value.isDouble())
-        return QString::number(value.toDouble(), 'g', 6);
+    for (const EvidenceEntry &e : kEvidence)
+        if (key == QLatin1String(e.key))
+            return &e;
+    return nullptr;
+}
+
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return QCoreApplication::translate("goblin::AdvicePanel", text, disambiguation, n);
+}
+
+/// A key the table does not know: its kind from its suffix.
+EvidenceKind kindOfUnknown(const QString &key, const QJsonValue &value)
+{
+    if (!value.isDouble())
+        return EvidenceKind::Words;
+    if (key.endsWith(QLatin1String("_seconds_per_step")))
+        return EvidenceKind::SecondsPerStep;
+    if (key.endsWith(QLatin1String("_seconds")))
+        return EvidenceKind::Seconds;
+    if (key.endsWith(QLatin1String("_pct")))
+        return EvidenceKind::Percent;
+    if (key.endsWith(QLatin1String("_fraction")) || key.contains(QLatin1String("share")))
+        return EvidenceKind::Fraction;
+    if (key.endsWith(QLatin1String("_gb")))
+        return EvidenceKind::Gigabytes;
+    return EvidenceKind::Number;
+}
+
+QString threeSignificant(double v)
+{
+    return QString::number(v, 'g', 3);
+}
+
+/// Plain words for a value that is no number: strings, yes/no, kernel lists.
+QString wordsOf(const QJsonValue &value)
+{
     if (value.isString())
         return value.toString();
     if (value.isBool())
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (value.isNull())
+        return value.toBool() ? tr("yes") : tr("no");
+    if (value.isNull() || value.isUndefined())
         return QStringLiteral("—");
+    if (value.isDouble())
+        return threeSignificant(value.toDouble());
     if (value.isArray()) {
         QStringList lines;
         for (const QJsonValue &v : value.toArray()) {
             if (!v.isObject()) {
-                lines << evidenceText(v);
+                lines << wordsOf(v);
                 continue;
             }
             const QJsonObject o = v.toObject();
             QStringList fields;
+            if (o.contains(QLatin1String("share_of_gemm_time")))
+                fields << tr("%1 of GEMM time").arg(formatPercent(100.0 * o[QLatin1String("share_of_gemm_time")].toDouble()));
+            if (o.contains(QLatin1String("calls")))
+                fields << tr("%n call(s)", nullptr, int(o[QLatin1String("calls")].toDouble()));
             for (auto it = o.begin(); it != o.end(); ++it)
-                if (it.key() != QLatin1String("name"))
-                    fields << QStringLiteral("%1 %2").arg(it.key(), evidenceText(it.value()));
-            lines << (o.contains(QLatin1String("name")) ? o[QLatin1String("name")].toString() + QStringLiteral(" (")
-                                                              + fields.join(QStringLiteral(", ")) + QLatin1Char(')')
-                                                        : fields.join(QStringLiteral(", ")));
+                if (it.key() != QLatin1String("name") && it.key() != QLatin1String("share_of_gemm_time")
+                    && it.key() != QLatin1String("calls"))
+                    fields << QStringLiteral("%1 %2").arg(AdvicePanel::evidenceLabel(it.key()), wordsOf(it.value()));
+            const QString name = o[QLatin1String("name")].toString();
+            lines << (name.isEmpty() ? fields.join(QStringLiteral(", "))
+                                     : QStringLiteral("%1 (%2)").arg(name, fields.join(QStringLiteral(", "))));
         }
-        return lines.join(QLatin1Char('\n'));
+        return lines.isEmpty() ? tr("none") : lines.join(QLatin1Char('\n'));
     }
     return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+}
+
+/// Word-wrapped cells whose height follows their column's width: the default delegate sizes a
+/// row for one line, so a long sentence was cut at the column edge (issue 26).
+class WrappingDelegate : public QStyledItemDelegate
+{
+public:
+    WrappingDelegate(QTreeWidget *tree)
+        : QStyledItemDelegate(tree)
+        , m_tree(tree)
+    {
+    }
+
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem opt(option);
+        initStyleOption(&opt, index);
+        const QSize base = QStyledItemDelegate::sizeHint(option, index);
+        int width = m_tree->header()->sectionSize(index.column());
+        if (index.column() == 0) {
+            int depth = 0;
+            for (QModelIndex p = index.parent(); p.isValid(); p = p.parent())
+                ++depth;
+            width -= m_tree->indentation() * (depth + (m_tree->rootIsDecorated() ? 1 : 0));
+        }
+        // The style's text margins on both sides, as QCommonStyle lays a view item out.
+        const int margin = m_tree->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, &opt, m_tree) + 1;
+        const int textWidth = std::max(4 * opt.fontMetrics.averageCharWidth(), width - 2 * margin - 2);
+        const QRect text = opt.fontMetrics.boundingRect(QRect(0, 0, textWidth, 1 << 20),
+                                                        Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, opt.text);
+        return QSize(base.width(), std::max(base.height(), text.height() + 4));
+    }
+
+private:
+    QTreeWidget *m_tree;
+};
+
+} // namespace
+
+QString AdvicePanel::evidenceLabel(const QString &key)
+{
+    if (const EvidenceEntry *e = entryOf(key))
+        return tr(e->label);
+    QString words = key;
+    for (const char *suffix : {"_seconds_per_step", "_seconds", "_pct", "_fraction", "_gb"})
+        if (words.endsWith(QLatin1String(suffix)))
+            words.chop(qsizetype(qstrlen(suffix)));
+    return words.replace(QLatin1Char('_'), QLatin1Char(' '));
+}
+
+QString AdvicePanel::evidenceText(const QString &key, const QJsonObject &evidence)
+{
+    const QJsonValue value = evidence.value(key);
+    const EvidenceEntry *entry = entryOf(key);
+    const EvidenceKind kind = entry ? entry->kind : kindOfUnknown(key, value);
+    const QString note = entry && *entry->note ? QLatin1Char(' ') + tr(entry->note) : QString();
+    if (kind == EvidenceKind::Words || !value.isDouble())
+        return wordsOf(value) + note;
+    const double v = value.toDouble();
+    if (!std::isfinite(v))
+        return QStringLiteral("—");
+    switch (kind) {
+    case EvidenceKind::SecondsPerStep: {
+        const double step = evidence.value(QLatin1String("step_time_seconds")).toDouble();
+        return step > 0.0 ? tr("%1 per step (%2 of the step)").arg(formatSeconds(v), formatPercent(100.0 * v / step, 0))
+                          : tr("%1 per step").arg(formatSeconds(v));
+    }
+    case EvidenceKind::Seconds:
+        return formatSeconds(v) + note;
+    case EvidenceKind::StepFraction:
+        return tr("%1 of the step").arg(formatPercent(100.0 * v, 0));
+    case EvidenceKind::Fraction:
+        return formatPercent(100.0 * v) + note;
+    case EvidenceKind::Percent:
+        return formatPercent(v) + note;
+    case EvidenceKind::Gigabytes:
+        return formatGb(v) + note;
+    case EvidenceKind::Count:
+        return QLocale().toString(qint64(std::llround(v))) + note;
+    case EvidenceKind::Number:
+        return formatNumber(v, 2) + note;
+    case EvidenceKind::Words:
+        break;
+    }
+    return wordsOf(value) + note;
+}
+
+QString AdvicePanel::evidenceSentence(const QString &key, const QJsonObject &evidence)
+{
+    return QStringLiteral("%1 %2").arg(evidenceLabel(key), evidenceText(key, evidence));
+}
+
+QStringList AdvicePanel::evidenceOrder(const QJsonObject &evidence)
+{
+    QStringList out;
+    for (const EvidenceEntry &e : kEvidence)
+        if (evidence.contains(QLatin1String(e.key)))
+            out << QString::fromLatin1(e.key);
+    for (auto it = evidence.begin(); it != evidence.end(); ++it)
+        if (!entryOf(it.key()))
+            out << it.key();
+    return out;
 }
 
 AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
@@ -72,8 +296,9 @@ AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
     m_caveat->setFont(caveatFont);
     m_caveat->hide();
     m_summary->setWordWrap(true);
-    m_summary->setForegroundRole(QPalette::PlaceholderText);
+    useSecondaryText(m_summary);
     m_tree->setColumnCount(ColumnCount);
+    m_tree->setItemDelegate(new WrappingDelegate(m_tree));
     m_tree->setHeaderLabels({tr("Bucket / evidence"), tr("s/step"), tr("Share"), tr("What to look at")});
     m_tree->setAlternatingRowColors(true);
     m_tree->setWordWrap(true);
@@ -83,6 +308,8 @@ AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
     m_tree->header()->resizeSection(BucketColumn, 14 * em);
     m_tree->header()->resizeSection(SecondsColumn, 6 * em);
     m_tree->header()->resizeSection(ShareColumn, 5 * em);
+    // Wrapped rows are as tall as their column is narrow: lay them out again when a column moves.
+    connect(m_tree->header(), &QHeaderView::sectionResized, m_tree, [this] { m_tree->doItemsLayout(); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addWidget(m_caveat);
@@ -115,11 +342,13 @@ void AdvicePanel::refresh()
         item->setData(ShareColumn, Qt::UserRole, a.shareOfStep);
         item->setTextAlignment(SecondsColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(ShareColumn, Qt::AlignRight | Qt::AlignVCenter);
-        for (auto it = a.evidence.begin(); it != a.evidence.end(); ++it) {
+        for (const QString &key : evidenceOrder(a.evidence)) {
             auto *child = new QTreeWidgetItem(item);
-            child->setText(BucketColumn, it.key());
-            child->setText(TextColumn, evidenceText(it.value()));
-            child->setFirstColumnSpanned(false);
+            child->setText(BucketColumn, evidenceLabel(key));
+            child->setData(BucketColumn, Qt::UserRole, key);  // the report's key, for tools and tests
+            child->setText(TextColumn, evidenceText(key, a.evidence));
+            child->setToolTip(BucketColumn, key);
+            child->setToolTip(TextColumn, evidenceSentence(key, a.evidence));
         }
         item->setExpanded(m_tree->topLevelItemCount() == 1);  // the largest one open
     }

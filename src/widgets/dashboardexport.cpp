@@ -103,25 +103,30 @@ void paintBudgetChart(QPainter &p, const QRect &target, const Derived &derived, 
     scene.render(&p, QRectF(target), scene.sceneRect());
 }
 
-void paintTelemetry(QPainter &p, const QRect &target, const RunAnalysis &run, const Derived &derived,
-                    const Thresholds &thresholds, const QPalette &palette, double dpr)
+void paintTelemetry(QPainter &p, const QRect &target, TelemetryPlot &plot, double dpr)
 {
-    TelemetryPlot plot;
-    plot.setPalette(palette);
-    plot.setFont(pixelFont(12));
-    plot.setInteractiveHints(false);
+    plot.setMaximumHeight(QWIDGETSIZE_MAX);  // the image decides the height, not the window's limits
     plot.resize(target.size());
-    plot.setTelemetry(&run.smi);
-    // The run's quantities, as the window's levels: no line where nothing measured utilisation.
-    const Quantity &util = derived.quantities[QuantityKey::GpuUtilPct];
-    plot.setRunLevels(util.value ? *util.value : double(NAN), derived.quantities[QuantityKey::HbmPeakGb].value,
-                      util.value ? util.scope : QString());
-    plot.setThresholds(thresholds.gpuUtilBelowPct, thresholds.hbmTargetPct, thresholds.hbmCapacityGb);
     const QPixmap pixmap = plot.toPixmap(target.width(), target.height(), dpr);
     p.drawPixmap(QRectF(target), pixmap, QRectF(pixmap.rect()));
 }
 
 } // namespace
+
+void prepareDashboardTelemetry(TelemetryPlot &plot, const RunAnalysis &run, const Derived &derived)
+{
+    const Thresholds &thresholds = derived.thresholds;
+    const QPalette palette = exportPalette();
+    plot.setPalette(palette);
+    plot.setFont(pixelFont(12));
+    plot.setInteractiveHints(false);
+    plot.setRun(&run);
+    // The run's quantities, as the window's levels: no line where nothing measured utilisation.
+    const Quantity &util = derived.quantities[QuantityKey::GpuUtilPct];
+    plot.setRunLevels(util.value ? *util.value : double(NAN), derived.quantities[QuantityKey::HbmPeakGb].value,
+                      util.value ? util.scope : QString());
+    plot.setThresholds(thresholds.gpuUtilBelowPct, thresholds.hbmTargetPct, thresholds.hbmCapacityGb);
+}
 
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                             double dpr, QStringList *painted)
@@ -174,10 +179,23 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     const QStringList command = reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds);
     const int commandHeight = heightOfCommandFooter(width, command);
     const int bottom = logical.height() - kMargin - 18 - commandHeight - 6;
-    const int chartHeight = 360;
-    paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), derived, palette);
-    paintTelemetry(p, QRect(kMargin, y + chartHeight + 12, leftWidth, bottom - (y + chartHeight + 12)), run,
-                   derived, thresholds, palette, dpr);
+    // A telemetry chart with nothing to draw (no telemetry, no GPU events, no memory events) is
+    // one line of text under the budget chart, which takes the freed height (issue 26).
+    TelemetryPlot telemetry;
+    prepareDashboardTelemetry(telemetry, run, derived);
+    if (telemetry.collapsed()) {
+        const QFont noteFont = pixelFont(13);
+        const int noteHeight = QFontMetrics(noteFont).height();
+        paintBudgetChart(p, QRect(kMargin, y, leftWidth, bottom - y - noteHeight - 12), derived, palette);
+        p.setPen(secondaryTextColor(palette));
+        drawLine(p, QRect(kMargin, bottom - noteHeight, leftWidth, 0), telemetry.noteText(), noteFont);
+        p.setPen(palette.color(QPalette::Text));
+    } else {
+        const int chartHeight = 360;
+        paintBudgetChart(p, QRect(kMargin, y, leftWidth, chartHeight), derived, palette);
+        paintTelemetry(p, QRect(kMargin, y + chartHeight + 12, leftWidth, bottom - (y + chartHeight + 12)), telemetry,
+                       dpr);
+    }
 
     const int x = kMargin + leftWidth + kMargin;
     int ry = y;

@@ -12,6 +12,8 @@
 
 namespace goblin {
 
+class TelemetryPlot;
+
 /// Logical size of the exported dashboard; the PNG has this size times the pixel ratio.
 inline constexpr QSize kDashboardLogicalSize{1600, 1000};
 inline constexpr double kDashboardPixelRatio = 2.0;
@@ -25,6 +27,12 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived,
 /// The same with deriveResults(run, profile, thresholds).
 QImage renderDashboardImage(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                             double devicePixelRatio = kDashboardPixelRatio, QStringList *painted = nullptr);
+
+/// Sets `plot` up as the image draws it: the run's telemetry, or without it the trace's busy
+/// fraction per step and memory (TelemetryPlot::setRun), the run's levels and thresholds, in the
+/// export palette. When plot.collapsed(), the image prints plot.noteText() in one line instead
+/// of the chart and gives the budget chart the height.
+void prepareDashboardTelemetry(TelemetryPlot &plot, const RunAnalysis &run, const Derived &derived);
 
 /// The step time the header prints: the run's StepTimeS quantity with its scope, or "—".
 QString dashboardStepTimeText(const Derived &derived);

@@ -3,6 +3,12 @@
 #include "budgetformula.h"
 #include "customplot.h"
 
+#include <QApplication>
+#include <QEvent>
+#include <QWidget>
+#include <algorithm>
+#include <cmath>
+
 namespace goblin {
 
 bool isDarkPalette(const QPalette &palette)
@@ -93,6 +99,73 @@ void applyPalette(QCustomPlot *plot, const QPalette &palette)
         plot->legend->setBorderPen(QPen(grid));
         plot->legend->setTextColor(text);
     }
+}
+
+double contrastRatio(const QColor &a, const QColor &b)
+{
+    const auto luminance = [](const QColor &c) {
+        const auto channel = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        const QColor rgb = c.toRgb();
+        return 0.2126 * channel(rgb.redF()) + 0.7152 * channel(rgb.greenF()) + 0.0722 * channel(rgb.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor secondaryTextColor(const QPalette &palette)
+{
+    const QColor from = palette.color(QPalette::PlaceholderText).toRgb();
+    const QColor to = palette.color(QPalette::WindowText).toRgb();
+    const auto readable = [&](const QColor &c) {
+        return contrastRatio(c, palette.color(QPalette::Window)) >= kMinTextContrast
+            && contrastRatio(c, palette.color(QPalette::Base)) >= kMinTextContrast;
+    };
+    // The least change that reads: secondary text should still look secondary.
+    for (int step = 0; step <= 20; ++step) {
+        const double t = step / 20.0;
+        const QColor c = QColor::fromRgbF(float(from.redF() + (to.redF() - from.redF()) * t),
+                                          float(from.greenF() + (to.greenF() - from.greenF()) * t),
+                                          float(from.blueF() + (to.blueF() - from.blueF()) * t));
+        if (readable(c))
+            return c;
+    }
+    return to;
+}
+
+namespace {
+
+/// Recomputes a secondary-text widget's colour whenever the palette it inherits changes.
+class SecondaryTextKeeper : public QObject
+{
+public:
+    using QObject::QObject;
+    static void refresh(QWidget *widget)
+    {
+        const QPalette inherited = widget->parentWidget() ? widget->parentWidget()->palette() : QApplication::palette(widget);
+        const QColor color = secondaryTextColor(inherited);
+        if (widget->palette().color(QPalette::PlaceholderText) == color)
+            return;  // also ends the PaletteChange that setPalette() below sends
+        QPalette own = widget->palette();
+        own.setColor(QPalette::PlaceholderText, color);
+        widget->setPalette(own);
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ParentChange)
+            refresh(static_cast<QWidget *>(watched));
+        return false;
+    }
+};
+
+} // namespace
+
+void useSecondaryText(QWidget *widget)
+{
+    widget->setForegroundRole(QPalette::PlaceholderText);
+    widget->installEventFilter(new SecondaryTextKeeper(widget));
+    SecondaryTextKeeper::refresh(widget);
 }
 
 } // namespace goblin

@@ -8,6 +8,7 @@
 #include <QPalette>
 
 class QCustomPlot;
+class QWidget;
 
 namespace goblin {
 
@@ -25,5 +26,17 @@ QColor thresholdColor(const QPalette &palette);
 QChart::ChartTheme chartThemeFor(const QPalette &palette);
 /// Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPalette(QCustomPlot *plot, const QPalette &palette);
+
+/// WCAG 2 contrast ratio of two colours (1 … 21).
+double contrastRatio(const QColor &a, const QColor &b);
+/// The minimum contrast of secondary text (WCAG AA for body text).
+inline constexpr double kMinTextContrast = 4.5;
+/// The palette's PlaceholderText, moved towards WindowText just far enough to reach
+/// kMinTextContrast against both Window and Base: dark themes ship placeholder greys that fade
+/// into the background (issue 26), light ones usually pass unchanged.
+QColor secondaryTextColor(const QPalette &palette);
+/// Makes `widget` draw secondary text (foreground role PlaceholderText) in secondaryTextColor()
+/// of the palette it inherits, and keeps it so when the palette or theme changes.
+void useSecondaryText(QWidget *widget);
 
 } // namespace goblin

@@ -14,6 +14,8 @@ constexpr auto RecentRunDirs = "recent/runDirs";
 constexpr auto WindowGeometry = "window/geometry";
 constexpr auto WindowState = "window/state";
 constexpr auto WindowStateVersion = "window/stateVersion";
+constexpr auto WorkbenchLayout = "window/workbenchLayout";
+constexpr auto Theme = "window/theme";
 constexpr auto ThresholdsSaved = "thresholds/saved";
 // the numeric knobs' keys are in thresholdDescriptors()
 constexpr auto Precision = "thresholds/precision";
@@ -106,6 +108,33 @@ void Settings::setWindowState(const QByteArray &state)
 {
     m_settings->setValue(key(Key::WindowState), state);
     m_settings->setValue(key(Key::WindowStateVersion), kWindowStateVersion);
+}
+
+QByteArray Settings::workbenchLayout() const
+{
+    // Saved with the window state, and as old: an older layout names pages that moved.
+    if (m_settings->value(key(Key::WindowStateVersion), -1).toInt() != kWindowStateVersion)
+        return {};
+    return m_settings->value(key(Key::WorkbenchLayout)).toByteArray();
+}
+
+void Settings::setWorkbenchLayout(const QByteArray &layout)
+{
+    m_settings->setValue(key(Key::WorkbenchLayout), layout);
+    m_settings->setValue(key(Key::WindowStateVersion), kWindowStateVersion);
+}
+
+Theme Settings::theme() const
+{
+    return themeFromName(m_settings->value(key(Key::Theme)).toString()).value_or(Theme::System);
+}
+
+void Settings::setTheme(Theme theme)
+{
+    if (theme == this->theme() && m_settings->contains(key(Key::Theme)))
+        return;
+    m_settings->setValue(key(Key::Theme), themeName(theme));
+    emit themeChanged(theme);
 }
 
 std::optional<Thresholds> Settings::lastThresholds() const

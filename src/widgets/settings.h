@@ -2,6 +2,7 @@
 /// \file The one place the application's persistent settings are read and written.
 
 #include "heuristics.h"
+#include "theme.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -22,7 +23,8 @@ class Settings : public QObject
 public:
     static constexpr int kMaxRecentRunDirs = 10;
     /// Bumped when the dock/toolbar layout changes, so an old saved state is ignored.
-    static constexpr int kWindowStateVersion = 1;
+    /// 2: the views became pages beside a list and the Runs dock starts hidden (issue 26).
+    static constexpr int kWindowStateVersion = 2;
 
     explicit Settings(QObject *parent = nullptr);
     /// Takes ownership of `backend`.
@@ -42,6 +44,15 @@ public:
     QByteArray windowState() const;
     void setWindowState(const QByteArray &state);
 
+    /// The dashboard's own layout (WorkbenchView::saveLayout: the shown view, splitter sizes);
+    /// empty when the saved one has another window-state version.
+    QByteArray workbenchLayout() const;
+    void setWorkbenchLayout(const QByteArray &layout);
+
+    /// View ▸ Theme; System when unset or unreadable.
+    Theme theme() const;
+    void setTheme(Theme theme);
+
     std::optional<Thresholds> lastThresholds() const;
     void setLastThresholds(const Thresholds &thresholds);
     HeuristicsProfile lastProfile() const;
@@ -51,6 +62,7 @@ public:
 
 signals:
     void recentRunDirsChanged(const QStringList &runDirs);
+    void themeChanged(goblin::Theme theme);
 
 private:
     void writeRecent(const QStringList &runDirs);

@@ -240,7 +240,8 @@ void StepStrip::paintEvent(QPaintEvent *)
     const QRectF area = plotArea();
     const StepSeries *series = m_live->steps();
     const QFontMetrics fm = fontMetrics();
-    p.setPen(pal.color(QPalette::PlaceholderText));
+    // Secondary text, held to the contrast rule whatever the desktop's placeholder grey (plotstyle.h).
+    p.setPen(secondaryTextColor(pal));
     if (!series) {
         const QString why = !m_live->run() ? tr("Steps: open a run")
                             : m_live->profile() != HeuristicsProfile::Workbench

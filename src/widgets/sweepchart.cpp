@@ -122,7 +122,7 @@ void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<Sw
         auto *line = new QCPItemStraightLine(plot);
         line->point1->setCoords(s.value, 0);
         line->point2->setCoords(s.value, 1);
-        line->setPen(QPen(palette.color(QPalette::PlaceholderText), 1, Qt::DashLine));
+        line->setPen(QPen(secondaryTextColor(palette), 1, Qt::DashLine));
         line->setProperty("switchPoint", true);
         auto *label = new QCPItemText(plot);
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
@@ -130,8 +130,8 @@ void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<Sw
         label->position->setCoords(s.value, 0.02);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setRotation(90);
-        label->setColor(palette.color(QPalette::PlaceholderText));
-        label->setText(QStringLiteral("%1 at %2").arg(switchText(s), shortNumber(s.value)));
+        label->setColor(secondaryTextColor(palette));
+        label->setText(switchPointText(s));
     }
     if (current) {
         auto *line = new QCPItemStraightLine(plot);
@@ -150,8 +150,13 @@ void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<Sw
     }
 }
 
+QString switchPointText(const SwitchPoint &s)
+{
+    return QStringLiteral("%1 at %2").arg(switchText(s), shortNumber(s.value));
+}
+
 QImage renderSweepImage(const QString &runName, SweepThreshold which, const std::vector<SweepPoint> &points,
-                        std::optional<double> current, const QStringList &command, double dpr)
+                        std::optional<double> current, const QStringList &command, double dpr, QStringList *painted)
 {
     const QPalette palette = exportPalette();
     constexpr int margin = 24;
@@ -173,13 +178,15 @@ QImage renderSweepImage(const QString &runName, SweepThreshold which, const std:
     y += drawExportLine(p, QRect(margin, y, width, 0),
                         QStringLiteral("Goblin Workbench — threshold sweep of %1").arg(runName), exportFont(26, true));
     p.setPen(palette.color(QPalette::PlaceholderText));
+    const std::size_t sampled = sampledPoints(points).size();
     const QString range = points.empty() ? QStringLiteral("no points")
                                          : QStringLiteral("%1 from %2 to %3, %4 points")
                                                .arg(sweepThresholdName(which), shortNumber(points.front().value),
                                                     shortNumber(points.back().value))
-                                               .arg(points.size());
+                                               .arg(sampled);
     y += drawExportLine(p, QRect(margin, y + 2, width, 0),
-                        range + QStringLiteral("   ·   each point is what `report` gives at that value"),
+                        range + QStringLiteral("   ·   each point is what `report` gives at that value; a switch is a step "
+                                                "at its exact value"),
                         exportFont(14)) + 12;
     p.setPen(palette.color(QPalette::Text));
 
@@ -198,11 +205,12 @@ QImage renderSweepImage(const QString &runName, SweepThreshold which, const std:
     if (switches.empty())
         y += drawExportLine(p, QRect(margin + 16, y, width, 0), QStringLiteral("no bucket switches on or off in this range"),
                             exportFont(13)) + 4;
-    for (const SwitchPoint &s : switches)
-        y += drawExportLine(p, QRect(margin + 16, y, width, 0),
-                            QStringLiteral("%1 at %2 = %3").arg(switchText(s), sweepThresholdName(which),
-                                                                shortNumber(s.value)),
-                            exportFont(13)) + 2;
+    for (const SwitchPoint &s : switches) {
+        const QString line = QStringLiteral("%1 (%2)").arg(switchPointText(s), sweepThresholdName(which));
+        if (painted)
+            *painted << line;
+        y += drawExportLine(p, QRect(margin + 16, y, width, 0), line, exportFont(13)) + 2;
+    }
     y += 12;
     p.setPen(palette.color(QPalette::PlaceholderText));
     drawCommandFooter(p, margin, y, width, command);
@@ -226,8 +234,9 @@ SweepChart::SweepChart(WorkbenchSession *session, QWidget *parent)
     for (SweepThreshold which : kSweepable)
         m_box->addItem(thresholdDescriptor(fieldOf(which))->labelText(), int(which));
     m_box->setToolTip(tr("The threshold to sweep over its whole range"));
+    m_summary->setObjectName(QStringLiteral("sweepSummary"));
     m_summary->setWordWrap(true);
-    m_summary->setForegroundRole(QPalette::PlaceholderText);
+    useSecondaryText(m_summary);
     m_plot->setMinimumHeight(6 * fontMetrics().height());  // the window must fit a 1366×768 screen
     m_plot->installEventFilter(this);
     m_plot->setToolTip(tr("Each bucket at every value of the threshold (what 'report' gives there); click or "
@@ -246,7 +255,7 @@ SweepChart::SweepChart(WorkbenchSession *session, QWidget *parent)
             [this](int index) { setThreshold(SweepThreshold(m_box->itemData(index).toInt())); });
     LiveAnalysis *live = session->live();
     // Thresholds other than the swept one shape the curves too, so every change redraws;
-    // sweepRun is ~100 budget evaluations, a few microseconds.
+    // sweepCurve is ~100 budget evaluations plus two per switch, a few microseconds.
     connect(live, &LiveAnalysis::thresholdsChanged, this, &SweepChart::refresh);
     connect(live, &LiveAnalysis::profileChanged, this, &SweepChart::refresh);
     connect(live, &LiveAnalysis::runChanged, this, &SweepChart::refresh);
@@ -279,7 +288,8 @@ void SweepChart::refresh()
     ++m_refreshes;
     const ProfileAnalysis *analysis = m_session->live()->analysis();
     const LiveAnalysis *live = m_session->live();
-    m_points = analysis ? sweepRun(*live->run(), live->profile(), live->thresholds(), m_which, sweepChartValues(m_which))
+    m_points = analysis ? sweepCurve(*live->run(), live->profile(), live->thresholds(), m_which,
+                                     sweepChartValues(m_which))
                         : std::vector<SweepPoint>{};
     drawSweepPlot(m_plot, m_which, m_points, analysis ? std::optional<double>(currentValue()) : std::nullopt,
                   palette());
@@ -291,7 +301,7 @@ void SweepChart::refresh()
     const std::vector<SwitchPoint> sw = switches();
     QStringList parts;
     for (const SwitchPoint &s : sw)
-        parts << tr("%1 at %2").arg(switchText(s), shortNumber(s.value));
+        parts << switchPointText(s);
     m_summary->setText(sw.empty() ? tr("No bucket switches on or off over this range.")
                                   : tr("Switch points: %1").arg(parts.join(QStringLiteral(", "))));
 }

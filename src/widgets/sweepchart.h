@@ -26,13 +26,18 @@ std::vector<double> sweepChartValues(SweepThreshold which);
 
 /// Draws the sweep into `plot` (clears it first): one line per bucket that is above zero at
 /// some value, a vertical line at `current` (when set) and a dashed one at each switch point.
+/// `points` is a sweepCurve(): a switch is drawn as a vertical step at its exact value.
 void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<SweepPoint> &points,
                    std::optional<double> current, const QPalette &palette);
 
 /// The sweep as an image: title, the chart, the switch points and `command` in small print.
+/// `painted`, when given, receives the switch-point lines as printed (switchPointText()).
 QImage renderSweepImage(const QString &runName, SweepThreshold which, const std::vector<SweepPoint> &points,
                         std::optional<double> current, const QStringList &command,
-                        double devicePixelRatio = 2.0);
+                        double devicePixelRatio = 2.0, QStringList *painted = nullptr);
+/// "data wait on at 48.5312": a switch point as the window's summary, the chart's label and the
+/// image's list print it (one formatting, so they agree to the digit).
+QString switchPointText(const SwitchPoint &s);
 bool renderSweepPng(const QString &runName, SweepThreshold which, const std::vector<SweepPoint> &points,
                     std::optional<double> current, const QStringList &command, const QString &path,
                     QString *error);
@@ -51,8 +56,10 @@ public:
     QComboBox *thresholdBox() const { return m_box; }
     QCustomPlot *plot() const { return m_plot; }
 
-    /// As drawn: sweepRun() over sweepChartValues() for the live run, profile and thresholds.
+    /// As drawn: sweepCurve() over sweepChartValues() for the live run, profile and thresholds
+    /// (the sampled points and both sides of every switch).
     const std::vector<SweepPoint> &points() const { return m_points; }
+    /// The exact switch points (the same values `sweep` writes for any range that holds them).
     std::vector<SwitchPoint> switches() const { return switchPoints(m_points); }
     /// The swept threshold's live value (the marked line).
     double currentValue() const;

@@ -3,12 +3,15 @@
 #include "amdsmiparser.h"
 #include "formatting.h"
 #include "plotstyle.h"
+#include "run.h"
 
 #include <QHelpEvent>
 #include <QResizeEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <limits>
 #include <map>
 
 namespace goblin {
@@ -82,6 +85,11 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     m_emptyText->position->setAxisRect(m_utilRect);
     m_emptyText->position->setCoords(0.5, 0.5);
     m_emptyText->setText(tr("No telemetry"));
+    m_emptyText->setVisible(false);  // the note below says what is missing
+    m_traceMemoryPeakLine = createLevelLine(m_hbmRect, m_traceMemoryPeakLabel);
+    m_note = new QCPTextElement(this);
+    m_note->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    m_note->setMargins(QMargins(6, 2, 6, 2));
 
     setCurrentLayer(QStringLiteral("thresholds"));
     createThresholdItems(m_utilRect, m_utilLine, m_utilShade, m_utilLabel);
@@ -89,6 +97,7 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     setCurrentLayer(QStringLiteral("main"));
 
     applyPalette(palette());
+    relayoutPanels();
     setRunLevels(NAN, std::nullopt);
     updateHbmRange();
     placeThresholdItems();
@@ -154,16 +163,29 @@ void TelemetryPlot::anchorLabel(QCPItemText *label, QCPAxisRect *rect, double xR
 
 void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
 {
-    for (QCPGraph *graph : std::as_const(m_utilGraphs))
-        removeGraph(graph);
-    for (QCPGraph *graph : std::as_const(m_hbmGraphs))
-        removeGraph(graph);
-    m_utilGraphs.clear();
-    m_hbmGraphs.clear();
+    m_hasRun = telemetry != nullptr;
+    rebuild(telemetry, nullptr);
+}
+
+void TelemetryPlot::setRun(const RunAnalysis *run)
+{
+    m_hasRun = run != nullptr;
+    rebuild(run ? &run->smi : nullptr, run);
+}
+
+void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run)
+{
+    for (QVector<QCPGraph *> *graphs : {&m_utilGraphs, &m_hbmGraphs, &m_traceBusyGraphs, &m_traceMemoryGraphs}) {
+        for (QCPGraph *graph : std::as_const(*graphs))
+            removeGraph(graph);
+        graphs->clear();
+    }
     m_maxHbmUsedGb = 0.0;
+    m_traceMemoryPeakGb = 0.0;
     m_timeMin = 0.0;
     m_timeMax = 1.0;
 
+    bool telemetryHbm = false;
     if (telemetry && !telemetry->samples.empty()) {
         // Split by GPU, keeping file order (time order within a GPU).
         std::map<int, std::pair<QVector<double>, QVector<double>>> util, hbm;
@@ -175,8 +197,10 @@ void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
             hbm[s.gpu].second.push_back(s.hbmUsedGb);
             tMin = std::min(tMin, s.timeS);
             tMax = std::max(tMax, s.timeS);
-            if (std::isfinite(s.hbmUsedGb))
+            if (std::isfinite(s.hbmUsedGb)) {
                 m_maxHbmUsedGb = std::max(m_maxHbmUsedGb, s.hbmUsedGb);
+                telemetryHbm = true;
+            }
         }
         for (auto &[gpu, series] : util) {
             const QColor color = graphColor(int(m_utilGraphs.size()));
@@ -195,20 +219,242 @@ void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
         m_timeMin = tMin;
         m_timeMax = tMax > tMin ? tMax : tMin + 1.0;
     }
-    m_emptyText->setVisible(m_utilGraphs.isEmpty());
-    legend->setVisible(!m_utilGraphs.isEmpty());
+    const bool hasTelemetry = !m_utilGraphs.isEmpty();
+    // Telemetry has no clock shared with the trace: the trace's series are drawn over time only
+    // when there is no telemetry, else its memory peak is a level.
+    if (run && !hasTelemetry)
+        addTraceBusy(*run);
+    if (run)
+        addTraceMemory(*run, !hasTelemetry);
+    m_utilSource = hasTelemetry ? Source::Telemetry : !m_traceBusyGraphs.isEmpty() ? Source::Trace : Source::None;
+    m_memorySource = hasTelemetry ? (telemetryHbm || m_traceMemoryPeakGb > 0.0 ? Source::Telemetry : Source::None)
+                     : !m_traceMemoryGraphs.isEmpty() ? Source::Trace
+                                                      : Source::None;
+    m_emptyText->setVisible(false);
+    m_traceKnown = run != nullptr;
+    relayoutPanels();
     updateHbmRange();
     placeThresholdItems();
+    styleItems();
     resetZoom();
+}
+
+void TelemetryPlot::addTraceBusy(const RunAnalysis &run)
+{
+    // The timeline the budget measures steps on: the torch trace's, else the kernel trace's.
+    const TimelineAnalysis &timeline = !run.torchTimeline.devices.empty() ? run.torchTimeline : run.kernelTimeline;
+    qint64 origin = std::numeric_limits<qint64>::max();
+    for (const DeviceTimelineAnalysis &d : timeline.devices)
+        if (!d.stepWindows.empty())
+            origin = std::min(origin, d.stepWindows.front().startNs);
+    if (origin == std::numeric_limits<qint64>::max())
+        return;
+    double tMin = INFINITY, tMax = -INFINITY;
+    for (const DeviceTimelineAnalysis &d : timeline.devices) {
+        if (d.stepWindows.empty() || d.perStep.size() != d.stepWindows.size())
+            continue;
+        std::vector<std::size_t> order(d.stepWindows.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return d.stepWindows[a].startNs < d.stepWindows[b].startNs;
+        });
+        // One flat segment per step at its busy / window, the measure the budget's utilisation is.
+        QVector<double> xs, ys;
+        double lastEnd = NAN;
+        for (std::size_t i : order) {
+            const TimelineStepValues &v = d.perStep[i];
+            if (v.windowNs <= 0)
+                continue;
+            const double pct = 100.0 * double(v.busyNs) / double(v.windowNs);
+            const double x0 = double(d.stepWindows[i].startNs - origin) / 1e9;
+            const double x1 = double(d.stepWindows[i].endNs - origin) / 1e9;
+            if (std::isfinite(lastEnd) && x0 > lastEnd) {
+                xs << lastEnd;  // a gap between steps is no step: break the line
+                ys << qQNaN();
+            }
+            xs << x0 << x1;
+            ys << pct << pct;
+            lastEnd = x1;
+            tMin = std::min(tMin, x0);
+            tMax = std::max(tMax, x1);
+        }
+        if (xs.isEmpty())
+            continue;
+        QCPGraph *g = addGraph(m_utilRect->axis(QCPAxis::atBottom), m_utilRect->axis(QCPAxis::atLeft));
+        g->setName(d.rank ? tr("r%1 · GPU %2 busy").arg(*d.rank).arg(d.device) : tr("GPU %1 busy").arg(d.device));
+        g->setData(xs, ys, true);
+        g->setProperty("device", d.device);
+        m_traceBusyGraphs.push_back(g);
+    }
+    if (std::isfinite(tMin)) {
+        m_timeMin = tMin;
+        m_timeMax = tMax > tMin ? tMax : tMin + 1.0;
+    }
+}
+
+void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves)
+{
+    const TraceMemory &memory = run.torch.memory;
+    // The allocator's events are on the primary torch trace's clock: the same origin as its steps.
+    qint64 origin = std::numeric_limits<qint64>::max();
+    for (const DeviceTimelineAnalysis &d : run.torchTimeline.devices)
+        if (d.fileIndex == 0 && !d.stepWindows.empty())
+            origin = std::min(origin, d.stepWindows.front().startNs);
+    for (const DeviceMemory &d : memory.devices)
+        if (origin == std::numeric_limits<qint64>::max() && !d.curve.empty())
+            origin = d.curve.front().timestampNs;
+    bool anyPoint = false;
+    double tMin = INFINITY, tMax = -INFINITY;
+    for (const DeviceMemory &d : memory.devices) {
+        m_traceMemoryPeakGb = std::max({m_traceMemoryPeakGb, double(d.peakReservedBytes) / 1e9,
+                                        double(d.peakAllocatedBytes) / 1e9});
+        if (!asCurves || d.curve.empty())
+            continue;
+        QVector<double> xs, allocated, reserved;
+        for (const MemoryPoint &p : d.curve) {
+            const double x = double(p.timestampNs - origin) / 1e9;
+            xs << x;
+            allocated << double(p.allocatedBytes) / 1e9;
+            reserved << double(p.reservedBytes) / 1e9;
+            tMin = std::min(tMin, x);
+            tMax = std::max(tMax, x);
+            m_maxHbmUsedGb = std::max({m_maxHbmUsedGb, allocated.back(), reserved.back()});
+        }
+        for (bool isReserved : {false, true}) {
+            QCPGraph *g = addGraph(m_hbmRect->axis(QCPAxis::atBottom), m_hbmRect->axis(QCPAxis::atLeft));
+            g->setName(isReserved ? tr("device %1 reserved").arg(d.deviceId) : tr("device %1 allocated").arg(d.deviceId));
+            g->setData(xs, isReserved ? reserved : allocated);
+            g->setLineStyle(QCPGraph::lsStepLeft);  // the allocator's level holds until its next event
+            g->setProperty("reserved", isReserved);
+            g->setProperty("deviceIndex", int(m_traceMemoryGraphs.size() / 2));
+            g->removeFromLegend();
+            m_traceMemoryGraphs.push_back(g);
+        }
+        anyPoint = true;
+    }
+    if (anyPoint && m_traceBusyGraphs.isEmpty()) {
+        m_timeMin = tMin;
+        m_timeMax = tMax > tMin ? tMax : tMin + 1.0;
+    } else if (anyPoint) {
+        m_timeMin = std::min(m_timeMin, tMin);
+        m_timeMax = std::max(m_timeMax, tMax);
+    }
+}
+
+bool TelemetryPlot::traceMemoryPeakShown() const
+{
+    return m_traceMemoryPeakLine->visible();
+}
+
+QString TelemetryPlot::noteText() const
+{
+    if (!m_hasRun)
+        return utilPanelShown() || hbmPanelShown() ? QString() : tr("Open a run to chart its utilisation and memory.");
+    if (!m_traceKnown)  // setTelemetry(): nothing is known of the trace
+        return utilPanelShown() && hbmPanelShown() ? QString() : tr("No telemetry (amd_smi.csv) in this run.");
+    if (!utilPanelShown() && !hbmPanelShown())
+        return tr("No telemetry, no GPU events and no memory events in this trace: nothing to chart.");
+    if (!hbmPanelShown())
+        return tr("Memory: no telemetry and no memory events in this trace.");
+    if (!utilPanelShown())
+        return tr("Utilisation: no telemetry and no GPU events in this trace.");
+    return {};
+}
+
+void TelemetryPlot::relayoutPanels()
+{
+    QCPLayoutGrid *grid = plotLayout();
+    for (QCPLayoutElement *e : {static_cast<QCPLayoutElement *>(legend), static_cast<QCPLayoutElement *>(m_utilRect),
+                                static_cast<QCPLayoutElement *>(m_hbmRect), static_cast<QCPLayoutElement *>(m_note)})
+        if (grid->elements(false).contains(e))
+            grid->take(e);
+    grid->simplify();
+    int row = 0;
+    const auto add = [&](QCPLayoutElement *e, double stretch) {
+        grid->addElement(row, 0, e);
+        grid->setRowStretchFactor(row, stretch);
+        ++row;
+    };
+    legend->setVisible(!m_utilGraphs.isEmpty() || !m_traceBusyGraphs.isEmpty());
+    if (legend->visible())
+        add(legend, 0.001);
+    // A panel with nothing to draw leaves the layout and is hidden with its axes, grid and items,
+    // so its space goes to the other panel (or the plot shrinks to the note).
+    m_utilRect->setVisible(utilPanelShown());
+    m_hbmRect->setVisible(hbmPanelShown());
+    if (utilPanelShown())
+        add(m_utilRect, 1.0);
+    if (hbmPanelShown())
+        add(m_hbmRect, 1.0);
+    const QString note = noteText();
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+    if (!note.isEmpty())
+        add(m_note, 0.001);
+    // Only a run with nothing to draw shrinks the widget: before any run it keeps its size, so the
+    // first run's panels are laid out where they will stay (a plot that grew under a drag that
+    // had started moved the line away from the mouse).
+    if (collapsed() && m_hasRun) {
+        const int height = 2 * fontMetrics().height();
+        setMinimumSize(320, height);
+        setMaximumHeight(height);
+    } else {
+        setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
+        setMaximumHeight(QWIDGETSIZE_MAX);
+    }
+    updateAxisLabels();
+    applyItemVisibility();
+}
+
+void TelemetryPlot::updateAxisLabels()
+{
+    const bool compact = height() < 260;
+    const bool trace = m_utilSource == Source::Trace;
+    m_utilRect->axis(QCPAxis::atLeft)
+        ->setLabel(trace ? (compact ? tr("busy (%)") : tr("GPU busy per step (%)"))
+                         : (compact ? tr("util (%)") : tr("GPU utilisation (%)")));
+    const bool traceMemory = m_memorySource == Source::Trace;
+    m_hbmRect->axis(QCPAxis::atLeft)
+        ->setLabel(traceMemory ? (compact ? tr("mem (GB)") : tr("trace memory (GB)"))
+                               : (compact ? tr("HBM (GB)") : tr("HBM used (GB)")));
+    const QString time = m_utilSource == Source::Telemetry || m_memorySource == Source::Telemetry
+                             ? tr("time (s)")
+                             : tr("time from the first step (s)");
+    m_utilRect->axis(QCPAxis::atBottom)->setLabel(hbmPanelShown() ? QString() : time);
+    m_hbmRect->axis(QCPAxis::atBottom)->setLabel(time);
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
+        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(compact ? 2 : 5);
+}
+
+void TelemetryPlot::applyItemVisibility()
+{
+    const bool util = utilPanelShown(), hbm = hbmPanelShown();
+    for (QCPAbstractItem *item : std::initializer_list<QCPAbstractItem *>{m_utilLine, m_utilShade, m_utilLabel,
+                                                                          m_meanUtilLabel})
+        item->setVisible(util);
+    m_meanUtilLine->setVisible(util && m_meanUtilKnown);
+    for (QCPAbstractItem *item :
+         std::initializer_list<QCPAbstractItem *>{m_hbmLine, m_hbmShade, m_hbmLabel, m_capacityLine, m_capacityLabel})
+        item->setVisible(hbm);
+    m_hbmPeakLine->setVisible(hbm && m_hbmPeakKnown);
+    m_hbmPeakLabel->setVisible(hbm && m_hbmPeakKnown);
+    const bool tracePeak = hbm && m_memorySource == Source::Telemetry && m_traceMemoryPeakGb > 0.0;
+    m_traceMemoryPeakLine->setVisible(tracePeak);
+    m_traceMemoryPeakLabel->setVisible(tracePeak);
+    if (tracePeak) {
+        setHorizontal(m_traceMemoryPeakLine, m_traceMemoryPeakGb);
+        anchorLabel(m_traceMemoryPeakLabel, m_hbmRect, 0.35, m_traceMemoryPeakGb, Qt::AlignLeft);
+        m_traceMemoryPeakLabel->setText(tr("trace allocator peak %1").arg(formatGb(m_traceMemoryPeakGb)));
+    }
 }
 
 void TelemetryPlot::setRunLevels(double meanUtilPct, std::optional<double> hbmPeakGb, const QString &utilNote)
 {
     const bool hasUtil = std::isfinite(meanUtilPct);
     m_meanUtilNote = utilNote;
+    m_meanUtilKnown = hasUtil;
     // Unknown: no line, and the label says "—" at the top of the panel (never a 0 % level).
-    m_meanUtilLine->setVisible(hasUtil);
-    m_meanUtilLabel->setVisible(true);
     if (hasUtil) {
         setHorizontal(m_meanUtilLine, meanUtilPct);
         anchorLabel(m_meanUtilLabel, m_utilRect, 0.0, meanUtilPct, Qt::AlignLeft);
@@ -219,8 +465,8 @@ void TelemetryPlot::setRunLevels(double meanUtilPct, std::optional<double> hbmPe
         m_meanUtilLabel->setText(tr("budget util —"));
     }
     const bool hasPeak = hbmPeakGb && std::isfinite(*hbmPeakGb);
-    m_hbmPeakLine->setVisible(hasPeak);
-    m_hbmPeakLabel->setVisible(hasPeak);
+    m_hbmPeakKnown = hasPeak;
+    applyItemVisibility();
     if (hasPeak) {
         setHorizontal(m_hbmPeakLine, *hbmPeakGb);
         anchorLabel(m_hbmPeakLabel, m_hbmRect, 0.0, *hbmPeakGb, Qt::AlignLeft);
@@ -324,6 +570,17 @@ void TelemetryPlot::styleItems()
         m_utilGraphs[i]->setPen(QPen(graphColor(i), 1.5));
         m_hbmGraphs[i]->setPen(QPen(graphColor(i), 1.5));
     }
+    for (int i = 0; i < m_traceBusyGraphs.size(); ++i)
+        m_traceBusyGraphs[i]->setPen(QPen(graphColor(i), 2.0));
+    for (QCPGraph *g : std::as_const(m_traceMemoryGraphs)) {
+        const bool reserved = g->property("reserved").toBool();
+        g->setPen(QPen(graphColor(g->property("deviceIndex").toInt()), reserved ? 1.2 : 1.8,
+                       reserved ? Qt::DashLine : Qt::SolidLine));
+    }
+    if (m_note) {
+        m_note->setTextColor(secondaryTextColor(pal));
+        m_note->setFont(font());
+    }
     const QColor threshold = thresholdColor(pal);
     QColor shade = threshold;
     shade.setAlpha(isDarkPalette(pal) ? 55 : 38);
@@ -336,8 +593,9 @@ void TelemetryPlot::styleItems()
     for (QCPItemText *label : {m_utilLabel, m_hbmLabel})
         label->setColor(threshold);
     const QColor level = pal.color(QPalette::WindowText);
-    for (QCPItemStraightLine *line : {m_meanUtilLine, m_hbmPeakLine})
+    for (QCPItemStraightLine *line : {m_meanUtilLine, m_hbmPeakLine, m_traceMemoryPeakLine})
         line->setPen(QPen(level, 1.0, Qt::DashLine));
+    m_traceMemoryPeakLabel->setColor(level);
     m_capacityLine->setPen(QPen(pal.color(QPalette::Mid), 1.0, Qt::DotLine));
     for (QCPItemText *label : {m_meanUtilLabel, m_hbmPeakLabel, m_capacityLabel, m_emptyText})
         label->setColor(level);
@@ -346,7 +604,7 @@ void TelemetryPlot::styleItems()
 TelemetryPlot::Line TelemetryPlot::lineAt(const QPointF &pos) const
 {
     const auto near = [&](QCPAxisRect *rect, double value) {
-        if (!rect->rect().contains(pos.toPoint()))
+        if (!rect->visible() || !rect->rect().contains(pos.toPoint()))
             return false;
         const double y = rect->axis(QCPAxis::atLeft)->coordToPixel(value);
         return std::abs(pos.y() - y) <= kGrabTolerancePx;
@@ -472,13 +730,10 @@ QString TelemetryPlot::meanUtilToolTip() const
 
 void TelemetryPlot::resizeEvent(QResizeEvent *event)
 {
-    // Short panels (a 1366×768 screen): short axis titles, or the two overlap.
-    const bool compact = event->size().height() < 260;
-    m_utilRect->axis(QCPAxis::atLeft)->setLabel(compact ? tr("util (%)") : tr("GPU utilisation (%)"));
-    m_hbmRect->axis(QCPAxis::atLeft)->setLabel(compact ? tr("HBM (GB)") : tr("HBM used (GB)"));
-    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
-        rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(compact ? 2 : 5);
+    // Short panels (a 1366×768 screen): short axis titles, or the two overlap. height() is the
+    // new size already.
     QCustomPlot::resizeEvent(event);
+    updateAxisLabels();
 }
 
 bool TelemetryPlot::event(QEvent *event)

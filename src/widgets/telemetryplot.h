@@ -1,5 +1,7 @@
 #pragma once
-/// \file GPU utilisation and HBM used over time (QCustomPlot) with draggable threshold lines.
+/// \file GPU utilisation and HBM used over time (QCustomPlot) with draggable threshold lines;
+/// without telemetry the trace's own busy fraction and memory, and a one-line note for a panel
+/// with nothing to draw.
 
 #include "customplot.h"
 #include "thresholdeditor.h"
@@ -8,6 +10,7 @@
 
 namespace goblin {
 
+struct RunAnalysis;
 struct SmiTelemetry;
 
 /// Two stacked panels sharing the time axis: GPU utilisation (%) and HBM used (GB), one line per
@@ -24,8 +27,35 @@ public:
 
     explicit TelemetryPlot(QWidget *parent = nullptr);
 
-    /// Sets the samples (nullptr clears). Rebuilds the graphs and replots everything.
+    /// Sets the samples (nullptr clears) and no trace series. Rebuilds the graphs and replots everything.
     void setTelemetry(const SmiTelemetry *telemetry);
+    /// Everything the run has to draw (nullptr clears): amd-smi telemetry when present; without
+    /// it the trace's measured busy fraction per step and device (the GPU timeline's busy union
+    /// over each step window, as the budget uses it: torch trace, else kernel trace) in the
+    /// utilisation panel, and the trace's allocator memory (allocated solid, reserved dashed,
+    /// per device) in the HBM panel. With telemetry, the trace's reserved peak is a level line in
+    /// the HBM panel (the trace has no clock shared with telemetry). A panel with nothing to draw
+    /// is left out and a one-line note says why; with neither panel the plot is that line alone.
+    void setRun(const RunAnalysis *run);
+
+    enum class Source { None, Telemetry, Trace };
+    Source utilSource() const { return m_utilSource; }
+    Source memorySource() const { return m_memorySource; }
+    bool utilPanelShown() const { return m_utilSource != Source::None; }
+    bool hbmPanelShown() const { return m_memorySource != Source::None; }
+    /// Nothing to draw at all: the plot is one line of text (with a run open, its maximum height
+    /// says so too).
+    bool collapsed() const { return !utilPanelShown() && !hbmPanelShown(); }
+    /// The note for the panels left out ("No telemetry and no memory events in this trace"),
+    /// empty when both are drawn.
+    QString noteText() const;
+    int traceBusyGraphCount() const { return int(m_traceBusyGraphs.size()); }
+    QCPGraph *traceBusyGraph(int index) const { return m_traceBusyGraphs.value(index); }
+    /// The trace allocator's peak (reserved or allocated, GB = 1e9 bytes) over its devices; 0 without.
+    double traceMemoryPeakGb() const { return m_traceMemoryPeakGb; }
+    bool traceMemoryPeakShown() const;
+    int traceMemoryGraphCount() const { return int(m_traceMemoryGraphs.size()); }
+    QCPGraph *traceMemoryGraph(int index) const { return m_traceMemoryGraphs.value(index); }
     /// The run's levels the budget uses: mean utilisation and HBM peak (dashed reference lines).
     /// NaN utilisation: nothing measured it: no line, the label reads "budget util —". `utilNote`
     /// is the level's scope (or, when unknown, why), in the label and its tooltip.
@@ -81,6 +111,13 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run);
+    void addTraceBusy(const RunAnalysis &run);
+    void addTraceMemory(const RunAnalysis &run, bool asCurves);
+    /// Lays out the panels that have something to draw and the note, hides the items of the others.
+    void relayoutPanels();
+    void applyItemVisibility();
+    void updateAxisLabels();
     void createThresholdItems(QCPAxisRect *rect, QCPItemStraightLine *&line, QCPItemRect *&shade,
                               QCPItemText *&label);
     QCPItemStraightLine *createLevelLine(QCPAxisRect *rect, QCPItemText *&label);
@@ -111,6 +148,18 @@ private:
     QCPItemStraightLine *m_capacityLine = nullptr;
     QCPItemText *m_capacityLabel = nullptr;
     QCPItemText *m_emptyText = nullptr;
+    QVector<QCPGraph *> m_traceBusyGraphs;
+    QVector<QCPGraph *> m_traceMemoryGraphs;
+    QCPItemStraightLine *m_traceMemoryPeakLine = nullptr;
+    QCPItemText *m_traceMemoryPeakLabel = nullptr;
+    QCPTextElement *m_note = nullptr;
+    Source m_utilSource = Source::None;
+    Source m_memorySource = Source::None;
+    bool m_meanUtilKnown = false;
+    bool m_hasRun = false;
+    bool m_traceKnown = false;
+    bool m_hbmPeakKnown = false;
+    double m_traceMemoryPeakGb = 0.0;
 
     double m_utilPct = 30.0;
     double m_hbmTargetPct = 70.0;

@@ -154,7 +154,7 @@ void ThresholdGauge::paintEvent(QPaintEvent *)
         QFont small = font();
         small.setPointSizeF(small.pointSizeF() * 0.85);
         p.setFont(small);
-        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.setPen(secondaryTextColor(pal));
         const double left = r.left() + valueW + line * 0.5;
         const double room = r.right() - thresholdW - line * 0.5 - left;
         if (room > line)

@@ -2,24 +2,170 @@
 
 #include "formatting.h"
 #include "liveanalysis.h"
+#include "plotstyle.h"
+#include "sweep.h"
 #include "workbenchsession.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QCoreApplication>
 #include <cmath>
+#include <functional>
+#include <optional>
 
 namespace goblin {
 
 namespace {
 const Precision kPrecisions[] = {Precision::None, Precision::Fp32, Precision::Fp16, Precision::Bf16, Precision::Fp8};
+
+QString ms(double seconds)
+{
+    return formatSeconds(seconds);
+}
+
+/// The nearest switch values (sweepBreakpoints: steps' and devices' own values) above and below
+/// `value`, as "next switch at 48.5 % / 12.0 %"; empty when there is none.
+QString nextSwitchText(const RunAnalysis &run, const Derived &derived, SweepThreshold which, double value,
+                       const std::function<QString(double)> &format)
+{
+    const std::vector<double> breaks = sweepBreakpoints(run, derived.profile, derived.thresholds, which, &derived.plan);
+    double minimum = 0, maximum = 0;
+    sweepThresholdRange(which, &minimum, &maximum);
+    std::optional<double> above, below;
+    for (double c : breaks) {
+        if (c < minimum || c > maximum)
+            continue;
+        if (c > value && !above)
+            above = c;
+        if (c <= value)
+            below = c;
+    }
+    QStringList parts;
+    if (above)
+        parts << QCoreApplication::translate("goblin::ThresholdPanel", "%1 up").arg(format(*above));
+    if (below)
+        parts << QCoreApplication::translate("goblin::ThresholdPanel", "%1 down").arg(format(*below));
+    return parts.isEmpty() ? QString()
+                           : QCoreApplication::translate("goblin::ThresholdPanel", "; next switch %1")
+                                 .arg(parts.join(QStringLiteral(", ")));
+}
+
+/// "3 of 8 steps now" (steps whose data-wait gate is met on some device), or the run's gate
+/// when the budget has no steps shown one by one.
+QString gatedStepsText(const Derived &derived)
+{
+    if (const StepSeries *series = derived.steps(); series && derived.stepBudgets.size() == series->steps.size()) {
+        int counted = 0, gated = 0;
+        for (std::size_t i = 0; i < series->steps.size(); ++i) {
+            if (series->steps[i].partial)
+                continue;  // out of the run's mean, as in the budget
+            ++counted;
+            gated += derived.stepBudgets[i].terms.dataWaitGateMet ? 1 : 0;
+        }
+        return QCoreApplication::translate("goblin::ThresholdPanel", "%1 of %n step(s) now", nullptr, counted).arg(gated);
+    }
+    return derived.metrics.wasteBudget.terms.dataWaitGateMet
+               ? QCoreApplication::translate("goblin::ThresholdPanel", "on for this run now")
+               : QCoreApplication::translate("goblin::ThresholdPanel", "off for this run now");
+}
+
+} // namespace
+
+/// What the hint line means, at length, for the tooltips (docs/budget.md, docs/charts.md).
+static QString crossingHelp(ThresholdField field)
+{
+    const auto tr = [](const char *text) { return QCoreApplication::translate("goblin::ThresholdPanel", text); };
+    switch (field) {
+    case ThresholdField::GpuUtilBelow:
+    case ThresholdField::HostBusyAbove:
+        return tr("A step (on one of its devices) whose measured utilisation is under the GPU-util line and whose host "
+                  "is busier than the host-busy line books its GPU idle during other host work as data wait instead "
+                  "of host gap. The count is of the steps in the run's mean; the next switch is the nearest device "
+                  "value in a step where that changes (up: raise the line past it, down: lower it past it).");
+    case ThresholdField::HbmTarget:
+        return tr("With the HBM peak below the target, memory headroom = (target − peak share) / target × step × "
+                  "headroom weight, taken out of the host gap and capped at it: the idle a larger batch could fill.");
+    case ThresholdField::PrecisionWeight:
+        return tr("Precision path = fp16-tagged kernel time × this weight, carved out of useful GPU. The weight is "
+                  "your estimate of what moving to bf16 saves; the trace does not measure it.");
+    case ThresholdField::HeadroomWeight:
+        return tr("Memory headroom = HBM slack share × step × this weight. The weight is your estimate of how much "
+                  "of the step unused memory could win back; the trace does not measure it.");
+    default:
+        break;
+    }
+    return {};
+}
+
+QString ThresholdPanel::crossingText(ThresholdField field, const RunAnalysis *run, const Derived &derived)
+{
+    if (!run)
+        return {};
+    const Thresholds &t = derived.thresholds;
+    const WasteBudget &b = derived.metrics.wasteBudget;
+    const BudgetTerms &x = b.terms;
+    const auto tr = [](const char *text) { return QCoreApplication::translate("goblin::ThresholdPanel", text); };
+    const bool idleUnsplit = x.measured && !x.hostKnown;
+    switch (field) {
+    case ThresholdField::GpuUtilBelow:
+    case ThresholdField::HostBusyAbove: {
+        if (idleUnsplit)
+            return tr("No effect on this run: the trace shows no host activity, so its idle stays unattributed.");
+        const bool util = field == ThresholdField::GpuUtilBelow;
+        const QString head = util ? tr("Below %1: steps under it book host-busy idle as data wait")
+                                        .arg(formatPercent(t.gpuUtilBelowPct))
+                                  : tr("Above %1: steps over it book host-busy idle as data wait")
+                                        .arg(formatNumber(t.hostBusyAbove, 2));
+        const QString next =
+            util ? nextSwitchText(*run, derived, SweepThreshold::GpuUtilBelow, t.gpuUtilBelowPct,
+                                  [](double v) { return formatPercent(v, 2); })
+                 : nextSwitchText(*run, derived, SweepThreshold::HostBusyAbove, t.hostBusyAbove,
+                                  [](double v) { return formatNumber(v, 3); });
+        return QStringLiteral("%1 — %2%3.").arg(head, gatedStepsText(derived), next);
+    }
+    case ThresholdField::HbmTarget: {
+        // The peak the budget used (its terms), which the quantity may not show (a seed input).
+        const std::optional<double> peak = x.hbmPeakGb ? x.hbmPeakGb : derived.quantities[QuantityKey::HbmPeakGb].value;
+        if (!peak || !(*peak > 0.0) || !(t.hbmCapacityGb > 0.0))
+            return tr("No HBM peak measured: memory headroom is unknown at any target.");
+        const double usedPct = 100.0 * *peak / t.hbmCapacityGb;
+        return tr("Above the peak (%1 of capacity) the slack is memory headroom — %2.")
+            .arg(formatPercent(usedPct),
+                 b.memoryHeadroom > 0.0 ? tr("%1 per step now").arg(ms(b.memoryHeadroom))
+                                        : (t.hbmTargetPct <= usedPct ? tr("none, the target is at or below the peak")
+                                                                     : tr("none, no host gap to take it from")));
+    }
+    case ThresholdField::HbmCapacity: {
+        const std::optional<double> peak = x.hbmPeakGb ? x.hbmPeakGb : derived.quantities[QuantityKey::HbmPeakGb].value;
+        if (!peak || !(*peak > 0.0))
+            return tr("The memory per GPU the HBM peak is measured against (no peak measured in this run).");
+        return tr("The HBM peak %1 is %2 of it: the share the HBM target compares with.")
+            .arg(formatGb(*peak), formatPercent(t.hbmCapacityGb > 0 ? 100.0 * *peak / t.hbmCapacityGb : NAN));
+    }
+    case ThresholdField::PrecisionWeight:
+        if (t.precision == Precision::Bf16 || t.precision == Precision::Fp8)
+            return tr("No effect: the workload precision is %1, so no time is booked as precision path.")
+                .arg(precisionName(t.precision));
+        return tr("Share of fp16 kernel time bf16 is assumed to save (an assumption, not measured) — %1 per step "
+                  "now.")
+            .arg(ms(b.precisionPath));
+    case ThresholdField::HeadroomWeight:
+        return tr("Share of the step unused HBM is assumed to win back (an assumption, not measured) — %1 per step "
+                  "now.")
+            .arg(ms(b.memoryHeadroom));
+    default:
+        break;
+    }
+    return {};
 }
 
 int ThresholdPanel::sliderPosition(ThresholdField field, double value)
@@ -73,7 +219,20 @@ ThresholdPanel::ThresholdPanel(WorkbenchSession *session, QWidget *parent)
         row.label->setToolTip(info.toolTip);
         row.runValue = new QLabel(knobs);
         row.runValue->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        row.runValue->setForegroundRole(QPalette::PlaceholderText);
+        useSecondaryText(row.runValue);
+        row.crossing = new QLabel(knobs);
+        row.crossing->setWordWrap(true);
+        row.crossing->setTextFormat(Qt::PlainText);
+        useSecondaryText(row.crossing);
+        QFont small = row.crossing->font();
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+        row.crossing->setFont(small);
+        // A fixed three lines: a hint that grew a line during a drag moved the whole window's
+        // layout (and the line being dragged) under the mouse. The tooltip has it all.
+        row.crossing->setFixedHeight(3 * QFontMetrics(small).lineSpacing() + 2);
+        row.crossing->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+        row.state = new QLabel(knobs);
+        useSecondaryText(row.state);
         row.slider = new QSlider(Qt::Horizontal, knobs);
         row.slider->setRange(0, kSliderSteps);
         row.slider->setPageStep(kSliderSteps / 20);
@@ -89,10 +248,16 @@ ThresholdPanel::ThresholdPanel(WorkbenchSession *session, QWidget *parent)
         row.spin->setToolTip(info.toolTip);
         row.spin->setAccessibleName(info.label);
         row.label->setBuddy(row.spin);
-        grid->addWidget(row.label, 2 * i, 0);
-        grid->addWidget(row.runValue, 2 * i, 1);
-        grid->addWidget(row.slider, 2 * i + 1, 0);
-        grid->addWidget(row.spin, 2 * i + 1, 1);
+        grid->addWidget(row.label, 3 * i, 0);
+        auto *runBox = new QHBoxLayout;
+        runBox->setSpacing(4);
+        runBox->addStretch(1);
+        runBox->addWidget(row.runValue);
+        runBox->addWidget(row.state);
+        grid->addLayout(runBox, 3 * i, 1);
+        grid->addWidget(row.slider, 3 * i + 1, 0);
+        grid->addWidget(row.spin, 3 * i + 1, 1);
+        grid->addWidget(row.crossing, 3 * i + 2, 0, 1, 2);
 
         connect(row.slider, &QSlider::valueChanged, this, [editor, field](int position) {
             editor->changeValue(field, sliderValue(field, position));
@@ -195,23 +360,46 @@ void ThresholdPanel::syncRunValues()
                                  : tr("%1 (%2): %3").arg(valueStateName(q.state), q.scope, q.source);
     };
     for (int i = 0; i < kNumericThresholdFieldCount; ++i) {
-        m_rows[std::size_t(i)].runValue->clear();
-        m_rows[std::size_t(i)].runValue->setToolTip(QString());
+        const Row &row = m_rows[std::size_t(i)];
+        row.runValue->clear();
+        row.runValue->setToolTip(QString());
+        row.state->clear();
+        // What the knob does, with this run's numbers, under it and in every tooltip of its row.
+        const ThresholdFieldInfo info = thresholdFieldInfo(ThresholdField(i));
+        const QString crossing = analysis ? crossingText(ThresholdField(i), live->run().get(), live->derived()) : QString();
+        row.crossing->setText(crossing);
+        row.crossing->setVisible(!crossing.isEmpty());
+        const QString more = crossingHelp(ThresholdField(i));
+        QString help = crossing.isEmpty() ? info.toolTip : info.toolTip + QStringLiteral("\n\n") + crossing;
+        if (!more.isEmpty())
+            help += QStringLiteral("\n\n") + more;
+        for (QWidget *w : {static_cast<QWidget *>(row.label), static_cast<QWidget *>(row.slider),
+                           static_cast<QWidget *>(row.spin), static_cast<QWidget *>(row.crossing)})
+            w->setToolTip(help);
     }
+    // The state beside the value, in its own label ("measured", "estimated"): none when unknown.
+    const auto withState = [this](ThresholdField field, const Quantity &q, const QString &value) {
+        QLabel *state = m_rows[std::size_t(field)].state;
+        state->setText(q.value ? valueStateName(q.state) : QString());
+        return value;
+    };
     if (analysis && live->run()) {
         const Quantities &q = live->derived().quantities;
         const Quantity &util = q[QuantityKey::GpuUtilPct];
         const Quantity &host = q[QuantityKey::HostBusyFraction];
         const Quantity &peak = q[QuantityKey::HbmPeakGb];
         const QString dash = QStringLiteral("—");
-        setRunValue(ThresholdField::GpuUtilBelow, tr("run: %1").arg(util.value ? formatPercent(*util.value) : dash),
+        setRunValue(ThresholdField::GpuUtilBelow,
+                    tr("run: %1").arg(withState(ThresholdField::GpuUtilBelow, util, util.value ? formatPercent(*util.value) : dash)),
                     toolTipOf(util));
-        setRunValue(ThresholdField::HostBusyAbove, tr("run: %1").arg(host.value ? formatNumber(*host.value, 2) : dash),
+        setRunValue(ThresholdField::HostBusyAbove,
+                    tr("run: %1").arg(withState(ThresholdField::HostBusyAbove, host, host.value ? formatNumber(*host.value, 2) : dash)),
                     toolTipOf(host));
         const double capacity = live->thresholds().hbmCapacityGb;
         setRunValue(ThresholdField::HbmTarget,
-                    tr("run peak: %1").arg(peak.value && capacity > 0.0 ? formatPercent(100.0 * *peak.value / capacity)
-                                                                        : dash),
+                    tr("run peak: %1")
+                        .arg(withState(ThresholdField::HbmTarget, peak,
+                                       peak.value && capacity > 0.0 ? formatPercent(100.0 * *peak.value / capacity) : dash)),
                     peak.value ? tr("%1 of %2 capacity; %3").arg(formatGb(*peak.value), formatGb(capacity), toolTipOf(peak))
                                : toolTipOf(peak));
     }

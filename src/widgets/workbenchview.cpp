@@ -4,9 +4,15 @@
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "diagnosticsmodel.h"
+#include "flamegraph.h"
+#include "formatting.h"
+#include "kernelsview.h"
+#include "moduletreeview.h"
+#include "operatorview.h"
 #include "kernelfilterproxy.h"
 #include "liveanalysis.h"
 #include "percentbardelegate.h"
+#include "plotstyle.h"
 #include "rankspanel.h"
 #include "runmodel.h"
 #include "sweepchart.h"
@@ -15,17 +21,20 @@
 #include "telemetryplot.h"
 #include "thresholdeditor.h"
 #include "thresholdgauge.h"
+#include "timelinepanel.h"
 #include "wastebudgetmodel.h"
 #include "workbenchsession.h"
 
+#include <QAction>
 #include <QCheckBox>
+#include <QDataStream>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSplitter>
-#include <QTabWidget>
-#include "timelinepanel.h"
+#include <QStackedWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -55,16 +64,22 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_session(session)
     , m_budgetChart(new BudgetChartView(this))
     , m_verdict(new QLabel(this))
+    , m_topAdvice(new QLabel(this))
     , m_budgetTable(makeTable(this))
     , m_budgetLegend(new QLabel(this))
     , m_telemetryPlot(new TelemetryPlot(this))
     , m_hostGauge(new ThresholdGauge(this))
     , m_gaugeHint(new QLabel(this))
-    , m_tabs(new QTabWidget(this))
+    , m_viewList(new QListWidget(this))
+    , m_pages(new QStackedWidget(this))
     , m_search(new QLineEdit(this))
     , m_showUnused(new QCheckBox(tr("Show &unused names"), this))
     , m_searchTimer(new QTimer(this))
-    , m_kernelTable(makeTable(this))
+    , m_kernelsView(new KernelsView(this))
+    , m_kernelTable(m_kernelsView->table())
+    , m_operators(new OperatorView(this))
+    , m_flameGraph(new FlameGraph(this))
+    , m_modules(new ModuleTreeView(this))
     , m_telemetryTable(makeTable(this))
     , m_diagnosticsTable(makeTable(this))
     , m_timeline(new TimelinePanel(this))
@@ -74,14 +89,22 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
 {
     const int em = fontMetrics().height();
 
-    // Budget: chart on the left, verdict and numbers on the right.
-    m_budgetChart->setMinimumSize(30 * em, 15 * em);
+    // The headline, shown over every view: the verdict, and the advice that explains most of it.
     m_verdict->setWordWrap(true);
     m_verdict->setTextFormat(Qt::PlainText);
     m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont verdictFont = m_verdict->font();
     verdictFont.setBold(true);
     m_verdict->setFont(verdictFont);
+    m_topAdvice->setWordWrap(true);
+    m_topAdvice->setTextFormat(Qt::RichText);
+    m_topAdvice->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    m_topAdvice->setOpenExternalLinks(false);
+    m_topAdvice->setToolTip(tr("The largest piece of advice; the link shows every piece in the Advice view"));
+    connect(m_topAdvice, &QLabel::linkActivated, this, [this] { showView(AdvicePage); });
+
+    // Budget: chart on the left, numbers on the right.
+    m_budgetChart->setMinimumSize(28 * em, 14 * em);
     // The run's caveat and the step time's provenance are read from the live results when asked.
     m_budgetChart->setModel(session->budget());
     m_budgetTable->setModel(session->budget());
@@ -92,21 +115,27 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::StateColumn, 2 * em);
     m_budgetTable->horizontalHeader()->resizeSection(WasteBudgetModel::SecondsColumn, 5 * em);
     m_budgetTable->setToolTip(tr("Hover a row for where its number came from and its formula with the live numbers"));
+    // Every row of the budget (seven buckets, unattributed, step time, one spare) without a scroll bar.
+    m_budgetTable->setMinimumHeight(m_budgetTable->horizontalHeader()->sizeHint().height()
+                                    + 10 * m_budgetTable->verticalHeader()->defaultSectionSize() + 4);
+    m_budgetTable->setMinimumWidth(22 * em);
     m_budgetLegend->setText(tr("Src: M measured · E estimated · ? unknown (—)"));
     m_budgetLegend->setToolTip(valueStateLegend());
-    m_budgetLegend->setForegroundRole(QPalette::PlaceholderText);
+    useSecondaryText(m_budgetLegend);
+    m_budgetLegend->setWordWrap(true);
     auto *budgetSide = new QWidget(this);
     auto *budgetSideLayout = new QVBoxLayout(budgetSide);
     budgetSideLayout->setContentsMargins(0, 0, 0, 0);
-    budgetSideLayout->addWidget(m_verdict);
     budgetSideLayout->addWidget(m_budgetTable, 1);
     budgetSideLayout->addWidget(m_budgetLegend);
-    auto *budgetRow = new QSplitter(Qt::Horizontal, this);
-    budgetRow->addWidget(m_budgetChart);
-    budgetRow->addWidget(budgetSide);
-    budgetRow->setStretchFactor(0, 1);
-    budgetRow->setStretchFactor(1, 0);
-    budgetRow->setSizes({60 * em, 26 * em});
+    m_budgetSplitter = new QSplitter(Qt::Horizontal, this);
+    m_budgetSplitter->setObjectName(QStringLiteral("BudgetSplitter"));
+    m_budgetSplitter->addWidget(m_budgetChart);
+    m_budgetSplitter->addWidget(budgetSide);
+    m_budgetSplitter->setStretchFactor(0, 1);
+    m_budgetSplitter->setStretchFactor(1, 0);
+    m_budgetSplitter->setChildrenCollapsible(false);
+    m_budgetSplitter->setSizes({50 * em, 24 * em});
 
     // Telemetry with the draggable lines, host busy gauge below.
     m_hostGauge->setTitle(tr("Host busy"));
@@ -115,10 +144,12 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_hostGauge->setWastefulAbove(true);
     m_hostGauge->setThresholdHelp(thresholdFieldInfo(ThresholdField::HostBusyAbove).toolTip
                             + tr(" (drag the line or use the arrow keys)"));
+    m_hostGauge->setMinimumWidth(22 * em);
     m_gaugeHint->setWordWrap(true);
-    m_gaugeHint->setForegroundRole(QPalette::PlaceholderText);
+    useSecondaryText(m_gaugeHint);
     m_gaugeHint->setText(tr("Drag the red lines to change the GPU-util threshold and the HBM target; the shaded "
                             "side counts as waste. Wheel zooms time, drag pans, R resets."));
+    m_telemetryPlot->setMinimumHeight(12 * em);
     auto *telemetryBox = new QWidget(this);
     auto *telemetryLayout = new QVBoxLayout(telemetryBox);
     telemetryLayout->setContentsMargins(0, 0, 0, 0);
@@ -139,26 +170,19 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     connect(m_showUnused, &QCheckBox::toggled, session->kernelProxy(), &KernelFilterProxy::setShowUnused);
     m_showUnused->setToolTip(tr("Also list names only the other profile's reading used"));
 
-    m_kernelTable->setModel(session->kernelProxy());
-    m_kernelTable->setSortingEnabled(true);
-    m_kernelTable->setTextElideMode(Qt::ElideMiddle);
+    // The Kernels table sizes its columns to their contents (full names on hover, copy, a
+    // context menu that shows the ops that launched a kernel).
+    m_kernelsView->setModel(session->kernelProxy());
     m_kernelTable->setItemDelegateForColumn(RunModel::PercentGpuColumn, new PercentBarDelegate(m_kernelTable));
-    QHeaderView *kernelHeader = m_kernelTable->horizontalHeader();
-    kernelHeader->setStretchLastSection(false);
-    kernelHeader->setSectionResizeMode(RunModel::NameColumn, QHeaderView::Stretch);
-    kernelHeader->resizeSection(RunModel::ClassColumn, 7 * em);
-    for (int column = RunModel::CallsColumn; column < RunModel::PercentGpuColumn; ++column)
-        kernelHeader->resizeSection(column, 6 * em);
-    kernelHeader->resizeSection(RunModel::PercentGpuColumn, 8 * em);
     m_kernelTable->sortByColumn(RunModel::TotalTimeColumn, Qt::DescendingOrder);
-    auto *kernelPage = new QWidget(this);
-    auto *kernelLayout = new QVBoxLayout(kernelPage);
-    kernelLayout->setContentsMargins(0, 4, 0, 0);
+    m_kernelPage = new QWidget(this);
+    auto *kernelLayout = new QVBoxLayout(m_kernelPage);
+    kernelLayout->setContentsMargins(0, 0, 0, 0);
     auto *searchRow = new QHBoxLayout;
     searchRow->addWidget(m_search, 1);
     searchRow->addWidget(m_showUnused);
     kernelLayout->addLayout(searchRow);
-    kernelLayout->addWidget(m_kernelTable, 1);
+    kernelLayout->addWidget(m_kernelsView, 1);
 
     m_telemetryTable->setModel(session->telemetryProxy());
     m_telemetryTable->setSortingEnabled(true);
@@ -166,42 +190,84 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
 
     m_diagnosticsTable->setModel(session->diagnostics());
     m_diagnosticsTable->setWordWrap(true);
+    // Rows as tall as their wrapped message at the width the page has when shown (sized once at
+    // load, on a page not yet laid out, they came out several lines too tall). Few rows: the
+    // parsers cap repeated diagnostics.
+    m_diagnosticsTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     QHeaderView *diagHeader = m_diagnosticsTable->horizontalHeader();
     diagHeader->resizeSection(DiagnosticsModel::SeverityColumn, 6 * em);
     diagHeader->resizeSection(DiagnosticsModel::SourceColumn, 9 * em);
     diagHeader->resizeSection(DiagnosticsModel::FileColumn, 11 * em);
     diagHeader->resizeSection(DiagnosticsModel::LineColumn, 4 * em);
 
-    m_tabs->addTab(kernelPage, tr("Kernels"));
-    m_tabs->addTab(m_telemetryTable, tr("Telemetry"));
-    m_tabs->addTab(m_diagnosticsTable, tr("Diagnostics"));
+    // The Overview: budget over telemetry, both as tall as the user drags them.
+    m_overviewSplitter = new QSplitter(Qt::Vertical, this);
+    m_overviewSplitter->setObjectName(QStringLiteral("OverviewSplitter"));
+    m_overviewSplitter->addWidget(m_budgetSplitter);
+    m_overviewSplitter->addWidget(telemetryBox);
+    m_overviewSplitter->setStretchFactor(0, 1);
+    m_overviewSplitter->setStretchFactor(1, 1);
+    m_overviewSplitter->setChildrenCollapsible(false);
+    m_overviewSplitter->setSizes({20 * em, 26 * em});
+
+    // Each view a page of its own (issue 26): it gets the whole area under the headline, and the
+    // list on the left names them all (Ctrl+1…9, Ctrl+Tab). In Page order.
+    m_viewList->setObjectName(QStringLiteral("ViewList"));
+    m_viewList->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_viewList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_viewList->setTextElideMode(Qt::ElideNone);
+    m_viewList->setFrameShape(QFrame::NoFrame);
+    m_viewList->setSpacing(1);
+    m_viewList->setToolTip(tr("Views: Ctrl+1…9 shows one, Ctrl+Tab the next"));
+    addAnalysisView(m_overviewSplitter, tr("Overview"));
+    addAnalysisView(m_kernelPage, tr("Kernels"));
+    // Where the time goes (issue 24): GPU time by launching op, by launch stack, by module.
+    addAnalysisView(m_operators, tr("Operators"));
+    addAnalysisView(m_flameGraph, tr("Flame graph"));
+    addAnalysisView(m_modules, tr("Modules"));
+    connect(m_flameGraph, &FlameGraph::frameSelected, m_operators, &OperatorView::showFrame);
+    connect(m_kernelsView, &KernelsView::launchingOpsRequested, this, [this](const QString &kernel) {
+        showView(OperatorsPage);
+        m_operators->showOpsOfKernel(kernel);
+    });
     // The measured GPU timeline (busy, exposed communication, idle split) beside the heuristic
     // budget; double-click a bar for that step's kernels.
-    m_tabs->addTab(m_timeline, tr("Timeline"));
+    addAnalysisView(m_timeline, tr("Timeline"));
     // Several ranks: per-rank budgets and the spread (straggler), issue 13.
-    m_tabs->addTab(new RanksPanel(session->live(), this), tr("Ranks"));
+    addAnalysisView(new RanksPanel(session->live(), this), tr("Ranks"));
     // What to look at first, and each bucket along one threshold (both follow every drag).
-    m_tabs->addTab(m_advice, tr("Advice"));
-    m_tabs->addTab(m_sweep, tr("Sweep"));
+    addAnalysisView(m_advice, tr("Advice"));
+    addAnalysisView(m_sweep, tr("Sweep"));
+    addAnalysisView(m_telemetryTable, tr("Telemetry"));
+    addAnalysisView(m_diagnosticsTable, tr("Diagnostics"));
+    connect(m_viewList, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row < 0)
+            return;
+        m_pages->setCurrentIndex(row);
+        emit currentViewChanged(row);
+    });
+    m_viewList->setCurrentRow(OverviewPage);
 
-    auto *splitter = new QSplitter(Qt::Vertical, this);
-    // The step strip above the budget: click a step and the whole dashboard shows it.
-    auto *budgetArea = new QWidget(this);
-    auto *budgetAreaLayout = new QVBoxLayout(budgetArea);
-    budgetAreaLayout->setContentsMargins(0, 0, 0, 0);
-    budgetAreaLayout->addWidget(m_steps);
-    budgetAreaLayout->addWidget(budgetRow, 1);
-    splitter->addWidget(budgetArea);
-    splitter->addWidget(telemetryBox);
-    splitter->addWidget(m_tabs);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 4);
-    splitter->setStretchFactor(2, 3);
-    splitter->setSizes({27 * em, 22 * em, 12 * em});
-    splitter->setChildrenCollapsible(false);
+    auto *header = new QWidget(this);
+    header->setObjectName(QStringLiteral("Headline"));
+    auto *headerLayout = new QVBoxLayout(header);
+    headerLayout->setContentsMargins(6, 2, 6, 2);
+    headerLayout->setSpacing(2);
+    // The step strip over every view: click a step and each view shows it.
+    headerLayout->addWidget(m_steps);
+    headerLayout->addWidget(m_verdict);
+    headerLayout->addWidget(m_topAdvice);
+
+    auto *body = new QHBoxLayout;
+    body->setContentsMargins(0, 0, 0, 0);
+    body->setSpacing(4);
+    body->addWidget(m_viewList);
+    body->addWidget(m_pages, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(splitter);
+    layout->setSpacing(2);
+    layout->addWidget(header);
+    layout->addLayout(body, 1);
 
     // Drags on the charts are threshold edits like the panel's.
     ThresholdEditor *editor = session->editor();
@@ -220,9 +286,6 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     // The budget reaches the chart, the table and the verdict by one route: the session's budget model.
     connect(session->budget(), &QAbstractItemModel::dataChanged, this, &WorkbenchView::onBudgetChanged);
     connect(session->diagnostics(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
-    // Few rows (parsers cap repeated diagnostics), so whole messages can wrap.
-    connect(session->diagnostics(), &QAbstractItemModel::modelReset, m_diagnosticsTable,
-            &QTableView::resizeRowsToContents);
     connect(session->telemetry(), &QAbstractItemModel::modelReset, this, &WorkbenchView::updateTabTitles);
     connect(session->kernelProxy(), &QAbstractItemModel::rowsInserted, this, &WorkbenchView::updateTabTitles);
     connect(session->kernelProxy(), &QAbstractItemModel::rowsRemoved, this, &WorkbenchView::updateTabTitles);
@@ -234,9 +297,152 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     onBudgetChanged();
 }
 
+int WorkbenchView::addAnalysisView(QWidget *view, const QString &title, int position)
+{
+    const int count = m_pages->count();
+    const int index = position < 0 || position > count ? count : position;
+    // The page's own title is kept as its name (saveLayout, updateTabTitles add counts to the text).
+    view->setProperty("goblinViewTitle", title);
+    m_pages->insertWidget(index, view);
+    auto *item = new QListWidgetItem(title);
+    item->setData(Qt::UserRole, title);
+    m_viewList->insertItem(index, item);
+    fitViewList();
+    rebuildViewActions();
+    return index;
+}
+
+int WorkbenchView::viewCount() const
+{
+    return m_pages->count();
+}
+
+int WorkbenchView::currentViewIndex() const
+{
+    return m_pages->currentIndex();
+}
+
+QWidget *WorkbenchView::currentView() const
+{
+    return m_pages->currentWidget();
+}
+
+QString WorkbenchView::viewTitle(int index) const
+{
+    const QListWidgetItem *item = m_viewList->item(index);
+    return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+void WorkbenchView::showView(int index)
+{
+    if (index >= 0 && index < m_pages->count())
+        m_viewList->setCurrentRow(index);
+}
+
+void WorkbenchView::showView(QWidget *view)
+{
+    showView(m_pages->indexOf(view));
+}
+
+void WorkbenchView::showNextView()
+{
+    const int n = viewCount();
+    if (n > 0)
+        showView((currentViewIndex() + 1) % n);
+}
+
+void WorkbenchView::showPreviousView()
+{
+    const int n = viewCount();
+    if (n > 0)
+        showView((currentViewIndex() - 1 + n) % n);
+}
+
+QList<QAction *> WorkbenchView::viewActions() const
+{
+    return m_viewActions;
+}
+
+void WorkbenchView::rebuildViewActions()
+{
+    for (QAction *a : std::as_const(m_viewActions)) {
+        removeAction(a);
+        delete a;
+    }
+    m_viewActions.clear();
+    // Added to this widget with a window-wide context: the keys work wherever the focus is in
+    // the window, and in this view alone in the tests.
+    const auto add = [this](const QString &text, const QList<QKeySequence> &keys, auto slot) {
+        auto *a = new QAction(text, this);
+        a->setShortcuts(keys);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        addAction(a);
+        m_viewActions << a;
+    };
+    // Ctrl+PgDown/PgUp are the runs' (MainWindow); Ctrl+Tab and Ctrl+Shift+Tab (Ctrl+Backtab as
+    // the key arrives) are the views'.
+    add(tr("N&ext View"), {QKeySequence(Qt::CTRL | Qt::Key_Tab)}, [this] { showNextView(); });
+    add(tr("P&revious View"), {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_Backtab)},
+        [this] { showPreviousView(); });
+    for (int i = 0; i < viewCount(); ++i) {
+        const QString title = viewTitle(i);
+        QList<QKeySequence> keys;
+        if (i < 9)
+            keys << QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i));
+        add(i < 9 ? QStringLiteral("&%1 %2").arg(i + 1).arg(title) : title, keys, [this, i] { showView(i); });
+    }
+    emit viewActionsChanged();
+}
+
+void WorkbenchView::fitViewList()
+{
+    // As wide as the longest title with its count, so no name is cut to "…".
+    const QFontMetrics fm = m_viewList->fontMetrics();
+    int widest = 0;
+    for (int i = 0; i < m_viewList->count(); ++i)
+        widest = std::max(widest, fm.horizontalAdvance(m_viewList->item(i)->text()));
+    widest = std::max(widest, fm.horizontalAdvance(tr("Diagnostics (9999)")));
+    m_viewList->setFixedWidth(widest + 3 * fm.height());
+}
+
+void WorkbenchView::setViewTitle(int index, const QString &title)
+{
+    if (QListWidgetItem *item = m_viewList->item(index))
+        item->setText(title);
+}
+
+QByteArray WorkbenchView::saveLayout() const
+{
+    QByteArray out;
+    QDataStream stream(&out, QIODevice::WriteOnly);
+    stream << quint32(1) << viewTitle(currentViewIndex()) << m_overviewSplitter->saveState()
+           << m_budgetSplitter->saveState();
+    return out;
+}
+
+bool WorkbenchView::restoreLayout(const QByteArray &layout)
+{
+    if (layout.isEmpty())
+        return false;
+    QDataStream stream(layout);
+    quint32 version = 0;
+    QString current;
+    QByteArray overview, budget;
+    stream >> version >> current >> overview >> budget;
+    if (stream.status() != QDataStream::Ok || version != 1)
+        return false;
+    m_overviewSplitter->restoreState(overview);
+    m_budgetSplitter->restoreState(budget);
+    for (int i = 0; i < viewCount(); ++i)
+        if (viewTitle(i) == current)
+            showView(i);
+    return true;
+}
+
 void WorkbenchView::focusSearch()
 {
-    m_tabs->setCurrentIndex(0);
+    showView(KernelsPage);
     m_search->setFocus(Qt::ShortcutFocusReason);
     m_search->selectAll();
 }
@@ -248,7 +454,7 @@ void WorkbenchView::resetZoom()
 
 void WorkbenchView::showDiagnostics()
 {
-    m_tabs->setCurrentWidget(m_diagnosticsTable);
+    showView(DiagnosticsPage);
 }
 
 void WorkbenchView::onRunChanged()
@@ -256,11 +462,18 @@ void WorkbenchView::onRunChanged()
     const auto run = m_session->currentRun();
     m_kernelTable->setRootIndex(m_session->currentKernelRoot());
     m_kernelTable->setEnabled(bool(run));
-    m_telemetryPlot->setTelemetry(run ? &run->smi : nullptr);
+    m_telemetryPlot->setRun(run.get());
+    m_operators->setRun(run);
+    m_flameGraph->setRun(run);
+    m_modules->setRun(run);
+    // The plot's panels are made anew for each run's GPUs, with QCustomPlot's white default;
+    // the palette (a dark theme chosen before the run opened) is put back on them.
+    m_telemetryPlot->applyPalette(m_telemetryPlot->palette());
     m_timeline->setRun(run ? run.get() : nullptr);
     m_timelineRun = run;
     onProfileChanged();
     updateTabTitles();
+    updateTopAdvice();
 }
 
 void WorkbenchView::onProfileChanged()
@@ -327,6 +540,30 @@ void WorkbenchView::onMetricsChanged()
     const int cut = m_session->live()->derived().timelineCutSteps;
     m_timeline->setEqualSteps(cut > 0 ? std::optional<int>(cut) : std::nullopt);
     updateLevels();
+    updateTopAdvice();
+}
+
+void WorkbenchView::updateTopAdvice()
+{
+    // The advice panel recomputed first (it connected to metricsChanged before this view did):
+    // its first row is the largest piece of advice for the same thresholds.
+    const std::vector<Advice> &advice = m_advice->advice();
+    if (!m_session->currentRun() || advice.empty()) {
+        m_topAdvice->setText(m_session->currentRun() ? tr("No advice: no waste bucket above zero is known.") : QString());
+        m_topAdvice->setVisible(!m_topAdvice->text().isEmpty());
+        return;
+    }
+    const Advice &top = advice.front();
+    QString bucket = top.bucket;
+    for (int b = 0; b < WasteBudget::BucketCount; ++b)
+        if (WasteBudget::bucketKey(b) == top.bucket)
+            bucket = WasteBudget::bucketLabel(b);
+    const QString more = advice.size() > 1 ? tr("all %n pieces of advice", nullptr, int(advice.size()))
+                                           : tr("the evidence");
+    m_topAdvice->setText(tr("<b>First:</b> %1 (%2, %3 per step, %4 of the step). <a href=\"advice\">Show %5 ▸</a>")
+                             .arg(top.text.toHtmlEscaped(), bucket.toHtmlEscaped(), formatSeconds(top.secondsPerStep),
+                                  formatPercent(100.0 * top.shareOfStep), more));
+    m_topAdvice->setVisible(true);
 }
 
 void WorkbenchView::onBudgetChanged()
@@ -334,7 +571,7 @@ void WorkbenchView::onBudgetChanged()
     const WasteBudgetModel *model = m_session->budget();
     m_budgetTable->setRowHidden(kUnattributedRow, !model->rowShown(kUnattributedRow));
     if (!model->hasResult()) {
-        m_verdict->setText(tr("Open a run folder (File ▸ Open, or drop it here)."));
+        m_verdict->setText(tr("Open a run folder or a trace file (File ▸ Open, or drop it here)."));
         return;
     }
     const LiveAnalysis *live = m_session->live();
@@ -352,10 +589,11 @@ void WorkbenchView::updateTabTitles()
 {
     const QModelIndex root = m_session->currentKernelRoot();
     const int kernels = root.isValid() ? m_session->kernelProxy()->rowCount(root) : 0;
-    m_tabs->setTabText(0, tr("Kernels (%1)").arg(kernels));
-    m_tabs->setTabText(1, tr("Telemetry (%1)").arg(m_session->telemetry()->rowCount()));
+    setViewTitle(KernelsPage, tr("Kernels (%1)").arg(kernels));
+    setViewTitle(TelemetryPage, tr("Telemetry (%1)").arg(m_session->telemetry()->rowCount()));
     const int problems = m_session->diagnostics()->rowCount();
-    m_tabs->setTabText(2, tr("Diagnostics (%1)").arg(problems));
+    setViewTitle(DiagnosticsPage, tr("Diagnostics (%1)").arg(problems));
+    fitViewList();
 }
 
 } // namespace goblin

@@ -1,21 +1,31 @@
 #pragma once
-/// \file The dashboard of the current run: budget, verdict, telemetry with threshold lines,
-/// host-busy gauge, and the kernel, telemetry and diagnostics tables.
+/// \file The current run's window area: a headline (step strip, verdict, top advice) always
+/// shown, and the views as pages beside a list — the Overview (budget, verdict, telemetry with
+/// threshold lines, host-busy gauge), Kernels, Timeline, Ranks, Advice, Sweep, Telemetry,
+/// Diagnostics — so each view gets the whole area (issue 26, item 1).
 
+#include <QByteArray>
+#include <QList>
 #include <QWidget>
 #include <memory>
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QSplitter;
-class QTabWidget;
+class QStackedWidget;
 class QTableView;
 class QTimer;
 
 namespace goblin {
 
 class AdvicePanel;
+class FlameGraph;
+class KernelsView;
+class ModuleTreeView;
+class OperatorView;
 class BudgetChartView;
 class SweepChart;
 class StepStrip;
@@ -34,6 +44,9 @@ class WorkbenchView : public QWidget
     Q_OBJECT
 public:
     static constexpr int kSearchDebounceMs = 300;
+    /// The pages this view makes itself, in list order; addAnalysisView() appends after them.
+    enum Page { OverviewPage, KernelsPage, OperatorsPage, FlameGraphPage, ModulesPage, TimelinePage, RanksPage,
+                AdvicePage, SweepPage, TelemetryPage, DiagnosticsPage, BuiltInPageCount };
 
     explicit WorkbenchView(WorkbenchSession *session, QWidget *parent = nullptr);
 
@@ -41,22 +54,53 @@ public:
     TelemetryPlot *telemetryPlot() const { return m_telemetryPlot; }
     ThresholdGauge *hostBusyGauge() const { return m_hostGauge; }
     QLabel *verdictLabel() const { return m_verdict; }
+    /// The first piece of advice under the headline; its link shows the Advice view.
+    QLabel *topAdviceLabel() const { return m_topAdvice; }
     QTableView *budgetTable() const { return m_budgetTable; }
     QLabel *budgetLegend() const { return m_budgetLegend; }
     QTableView *kernelTable() const { return m_kernelTable; }
     QTableView *telemetryTable() const { return m_telemetryTable; }
     QTableView *diagnosticsTable() const { return m_diagnosticsTable; }
     QLineEdit *searchEdit() const { return m_search; }
-    QTabWidget *tabs() const { return m_tabs; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
     AdvicePanel *advicePanel() const { return m_advice; }
     SweepChart *sweepChart() const { return m_sweep; }
     StepStrip *stepStrip() const { return m_steps; }
+    /// The list of views (left) and the pages it shows.
+    QListWidget *viewList() const { return m_viewList; }
+    QStackedWidget *pages() const { return m_pages; }
+
+    /// Adds a view as a page of its own at the end of the list (or at `position`): the later
+    /// analysis views (Operators, Modules, Flame graph, Memory) come in with one call. Ctrl+N
+    /// reaches the first nine pages in list order. Returns the page's index.
+    int addAnalysisView(QWidget *view, const QString &title, int position = -1);
+    int viewCount() const;
+    int currentViewIndex() const;
+    QWidget *currentView() const;
+    QString viewTitle(int index) const;
+    void showView(int index);
+    void showView(QWidget *view);
+    /// Ctrl+Tab, Ctrl+Shift+Tab: the next / previous view, wrapping.
+    void showNextView();
+    void showPreviousView();
+    /// Next view, previous view, then one action per view (Ctrl+1…9 for the first nine), for the
+    /// View menu; their shortcuts work anywhere in the window. Rebuilt when a view is added.
+    QList<QAction *> viewActions() const;
+
+    /// The shown view (by title, so an added view keeps its place) and the splitter sizes.
+    QByteArray saveLayout() const;
+    /// False (layout unchanged) when `layout` is empty or unreadable.
+    bool restoreLayout(const QByteArray &layout);
 
     /// Puts the cursor in the kernel search box (Edit ▸ Find).
     void focusSearch();
     void resetZoom();
     void showDiagnostics();
+
+signals:
+    void currentViewChanged(int index);
+    /// The view actions were rebuilt (a view was added).
+    void viewActionsChanged();
 
 private:
     void onRunChanged();
@@ -66,27 +110,41 @@ private:
     void onSelectedStepChanged();  ///< gauges and the timeline panel show the selected step
     void onMetricsChanged();       ///< the levels and the timeline's cut follow the recompute
     void updateLevels();           ///< utilisation, host busy and HBM levels of the run or the shown step
+    void updateTopAdvice();
     void updateTabTitles();
+    void setViewTitle(int index, const QString &title);
+    void rebuildViewActions();
+    void fitViewList();
 
     WorkbenchSession *m_session;
     BudgetChartView *m_budgetChart;
     QLabel *m_verdict;
+    QLabel *m_topAdvice;
     QTableView *m_budgetTable;
     QLabel *m_budgetLegend;
     TelemetryPlot *m_telemetryPlot;
     ThresholdGauge *m_hostGauge;
     QLabel *m_gaugeHint;
-    QTabWidget *m_tabs;
+    QListWidget *m_viewList;
+    QStackedWidget *m_pages;
+    QSplitter *m_overviewSplitter = nullptr;
+    QSplitter *m_budgetSplitter = nullptr;
     QLineEdit *m_search;
     QCheckBox *m_showUnused;
     QTimer *m_searchTimer;
-    QTableView *m_kernelTable;
+    KernelsView *m_kernelsView;
+    QTableView *m_kernelTable;  ///< m_kernelsView's table
+    OperatorView *m_operators;
+    FlameGraph *m_flameGraph;
+    ModuleTreeView *m_modules;
     QTableView *m_telemetryTable;
     QTableView *m_diagnosticsTable;
     TimelinePanel *m_timeline;
     AdvicePanel *m_advice;
     SweepChart *m_sweep;
     StepStrip *m_steps;
+    QWidget *m_kernelPage = nullptr;
+    QList<QAction *> m_viewActions;
     /// Keeps the run the timeline panel points into alive until the next one is shown.
     std::shared_ptr<const RunAnalysis> m_timelineRun;
 };

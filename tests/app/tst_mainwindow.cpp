@@ -1,11 +1,17 @@
 // The main window as a user drives it (issue 3, points 1, 7 and 8): a folder given on the command
 // line and a file dropped on the window open their run (a file alone, issue 23) and title the
 // window; Open Recent leaves out folders that are gone; every menu action has a shortcut; File > Export Report as JSON writes
-// exactly what the `report` command prints, and the PNG is the 2x dashboard.
+// exactly what the `report` command prints, and the PNG is the 2x dashboard. Issue 26: the welcome
+// page's ways to open a run (a folder, a single trace file, the example, a recent run), F1 opens
+// help and About names the open run's GPUs, the theme switch, and the layout remembered.
 
 #include "mainwindow.h"
+#include "plotstyle.h"
 #include "settings.h"
 #include "testsupport.h"
+#include "theme.h"
+#include "welcomepage.h"
+#include "workbenchview.h"
 
 #include <QApplication>
 #include <QDir>
@@ -15,9 +21,12 @@
 #include <QImageReader>
 #include <QLineEdit>
 #include <QListView>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QPushButton>
+#include <QTextBrowser>
 #include <QProcess>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -47,17 +56,19 @@ QString copyFixture(const QTemporaryDir &parent, const QString &name)
 }
 
 /// Every command of `menu` and its submenus, except the entries of Open Recent (the recent
-/// folders themselves, numbered 1 to 0, whose mnemonics are their keys).
+/// folders themselves, numbered 1 to 0, whose mnemonics are their keys) and the views after the
+/// ninth in Go to View (Ctrl+1…9 are all there are; the list and Ctrl+Tab reach the rest).
 QList<QAction *> menuActions(QMenu *menu)
 {
     QList<QAction *> out;
+    const bool views = menu->title() == QStringLiteral("&Go to View");
     for (QAction *action : menu->actions()) {
         if (action->menu() && action->menu()->title() == QStringLiteral("Open &Recent"))
             continue;
         if (action->menu())
             out += menuActions(action->menu());
-        else if (!action->isSeparator())
-            out << action;
+        else if (!action->isSeparator() && !(views && !action->text().contains(QLatin1Char('&'))))
+            out << action;  // a view past the ninth has no number, no mnemonic and no key
     }
     return out;
 }
@@ -107,6 +118,13 @@ private slots:
     void everyMenuActionHasAShortcut();
     void exportJsonFromMenuEqualsReportCommand();
     void exportPngFromMenuIsTwiceTheSize();
+    void welcomePageOpensARun_data();
+    void welcomePageOpensARun();
+    void f1OpensHelpNotAbout();
+    void aboutNamesTheOpenRunsGpus();
+    void themeSwitchIsAppliedAndRemembered_data();
+    void themeSwitchIsAppliedAndRemembered();
+    void shownViewIsRemembered();
 
 private:
     std::unique_ptr<QTemporaryDir> m_home;
@@ -282,6 +300,129 @@ void TestMainWindow::exportPngFromMenuIsTwiceTheSize()
     QImageReader reader(path);
     QCOMPARE(reader.format(), QByteArray("png"));
     QCOMPARE(reader.size(), QSize(3200, 2000));
+}
+
+/// With no run open the window shows the welcome page; each of its ways to open a run opens one
+/// (the file dialogs answered as a user would), and the dashboard takes its place.
+void TestMainWindow::welcomePageOpensARun_data()
+{
+    QTest::addColumn<QString>("way");
+    QTest::addColumn<QString>("title");
+    QTest::newRow("open folder") << "folder" << "Goblin Workbench — picked-run";
+    QTest::newRow("open a single .json.gz") << "file" << "Goblin Workbench — traces/job.json.gz";
+    QTest::newRow("open example") << "example" << "Goblin Workbench — example-run";
+    QTest::newRow("recent run") << "recent" << "Goblin Workbench — recent-run";
+}
+
+void TestMainWindow::welcomePageOpensARun()
+{
+    QFETCH(QString, way);
+    QFETCH(QString, title);
+    QVERIFY(m_window->welcomeShown());
+    WelcomePage *welcome = m_window->welcomePage();
+    QVERIFY(welcome->isVisible());
+    QVERIFY(!m_window->workbenchView()->isVisible());
+    if (way == QLatin1String("folder")) {
+        const QString run = copyFixture(*m_home, QStringLiteral("picked-run"));
+        answerFileDialogWith(run);
+        QTest::mouseClick(welcome->openFolderButton(), Qt::LeftButton);
+    } else if (way == QLatin1String("file")) {
+        const QString dir = m_home->filePath(QStringLiteral("traces"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString file = dir + QStringLiteral("/job.json.gz");
+        QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/gen_two_gpus_seed7.json.gz")), file));
+        answerFileDialogWith(file);
+        QTest::mouseClick(welcome->openFileButton(), Qt::LeftButton);
+    } else if (way == QLatin1String("example")) {
+        QVERIFY(welcome->openExampleButton()->isEnabled());
+        QTest::mouseClick(welcome->openExampleButton(), Qt::LeftButton);
+    } else {
+        const QString run = copyFixture(*m_home, QStringLiteral("recent-run"));
+        m_settings->addRecentRunDir(run);
+        QCOMPARE(welcome->recentRuns(), QStringList{QDir::cleanPath(run)});
+        QListWidget *list = welcome->recentList();
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(0)).center());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), title, 30000);
+    QVERIFY(!m_window->welcomeShown());
+    QVERIFY(m_window->workbenchView()->isVisible());
+    // Closing the last run brings the welcome back.
+    QAction *close = findMenuAction(*m_window, QStringLiteral("&Close Run"));
+    QVERIFY(close);
+    close->trigger();
+    QTRY_VERIFY(m_window->welcomeShown());
+}
+
+void TestMainWindow::f1OpensHelpNotAbout()
+{
+    QAction *f1 = nullptr;
+    for (QAction *a : m_window->actions())
+        if (a->shortcuts().contains(QKeySequence(Qt::Key_F1)))
+            f1 = a;
+    QVERIFY(f1);
+    QVERIFY2(!f1->text().contains(QLatin1String("About")), qPrintable(f1->text()));
+    f1->trigger();
+    auto *help = m_window->findChild<QDialog *>(QStringLiteral("HelpWindow"));
+    QVERIFY(help && help->isVisible());
+    const QString text = help->findChild<QTextBrowser *>()->toPlainText();
+    QVERIFY(text.contains(QLatin1String("waste budget")));
+    QVERIFY(text.contains(QLatin1String("Ctrl+Tab")));
+    help->close();
+}
+
+void TestMainWindow::aboutNamesTheOpenRunsGpus()
+{
+    QVERIFY(m_window->aboutBoxText().contains(QLatin1String("no run open")));
+    // An MI250 trace (its deviceProperties name four "AMD Radeon Graphics"): no MI300X anywhere.
+    m_window->openRunDir(test::dataPath(QStringLiteral("torch/hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz")));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->windowTitle().contains(QLatin1String("minitoy")), 30000);
+    const QString text = m_window->aboutBoxText();
+    QVERIFY2(text.contains(QStringLiteral("AMD Radeon Graphics ×4")), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("MI300X")), qPrintable(text));
+}
+
+Q_DECLARE_METATYPE(goblin::Theme)
+
+void TestMainWindow::themeSwitchIsAppliedAndRemembered_data()
+{
+    QTest::addColumn<Theme>("theme");
+    QTest::addColumn<QString>("action");
+    QTest::newRow("dark") << Theme::Dark << "&Dark";
+    QTest::newRow("light") << Theme::Light << "&Light";
+    QTest::newRow("system") << Theme::System << "&System Colours";
+}
+
+void TestMainWindow::themeSwitchIsAppliedAndRemembered()
+{
+    QFETCH(Theme, theme);
+    QFETCH(QString, action);
+    const QPalette desktop = QApplication::palette();
+    // From the other end, so the switch is seen.
+    m_window->setTheme(theme == Theme::Dark ? Theme::Light : Theme::Dark);
+    QAction *a = findMenuAction(*m_window, action);
+    QVERIFY(a && a->isCheckable());
+    a->trigger();
+    QVERIFY(a->isChecked());
+    const QPalette expected = paletteFor(theme, desktop);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), expected.color(QPalette::Window));
+    // Widgets take the application palette with the change event Qt delivers to each of them.
+    QTRY_COMPARE(m_window->workbenchView()->palette().color(QPalette::Window), expected.color(QPalette::Window));
+    QCOMPARE(QApplication::palette().color(QPalette::PlaceholderText), expected.color(QPalette::PlaceholderText));
+    QCOMPARE(m_settings->theme(), theme);
+    // A new window starts in it; closing the last one gives the desktop's palette back.
+    m_window.reset();
+    QCOMPARE(QApplication::palette().color(QPalette::Window), desktop.color(QPalette::Window));
+    m_window = std::make_unique<MainWindow>(m_settings.get());
+    QCOMPARE(QApplication::palette().color(QPalette::Window), expected.color(QPalette::Window));
+    QVERIFY(findMenuAction(*m_window, action)->isChecked());
+}
+
+void TestMainWindow::shownViewIsRemembered()
+{
+    m_window->workbenchView()->showView(WorkbenchView::SweepPage);
+    m_window->close();  // saves the settings
+    m_window = std::make_unique<MainWindow>(m_settings.get());
+    QCOMPARE(m_window->workbenchView()->currentViewIndex(), int(WorkbenchView::SweepPage));
 }
 
 QTEST_MAIN(TestMainWindow)

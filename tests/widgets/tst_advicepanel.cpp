@@ -9,7 +9,12 @@
 #include "windowfixture.h"
 #include "workbenchsession.h"
 
+#include <QApplication>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTreeWidget>
 #include <QTest>
 #include <algorithm>
@@ -39,10 +44,16 @@ void verifyRows(const AdvicePanel &panel, const std::vector<Advice> &want)
         QCOMPARE(item->text(AdvicePanel::TextColumn), a.text);
         QVERIFY(!a.evidence.isEmpty());
         QCOMPARE(item->childCount(), int(a.evidence.size()));
+        QCOMPARE(AdvicePanel::evidenceOrder(a.evidence).size(), a.evidence.size());
         for (int c = 0; c < item->childCount(); ++c) {
-            const QString key = item->child(c)->text(AdvicePanel::BucketColumn);
+            const QString key = item->child(c)->data(AdvicePanel::BucketColumn, Qt::UserRole).toString();
             QVERIFY2(a.evidence.contains(key), qPrintable(key));
-            QCOMPARE(item->child(c)->text(AdvicePanel::TextColumn), AdvicePanel::evidenceText(a.evidence[key]));
+            QCOMPARE(item->child(c)->text(AdvicePanel::BucketColumn), AdvicePanel::evidenceLabel(key));
+            QCOMPARE(item->child(c)->text(AdvicePanel::TextColumn), AdvicePanel::evidenceText(key, a.evidence));
+            // In words: no raw key, no unrounded number (issue 26).
+            QVERIFY2(!item->child(c)->text(AdvicePanel::BucketColumn).contains('_'), qPrintable(key));
+            QVERIFY2(!item->child(c)->text(AdvicePanel::TextColumn).contains(QRegularExpression("\\d\\.\\d{4,}")),
+                     qPrintable(item->child(c)->text(AdvicePanel::TextColumn)));
         }
         if (i > 0)  // largest first
             QVERIFY(want[std::size_t(i - 1)].secondsPerStep >= a.secondsPerStep);
@@ -155,6 +166,79 @@ private slots:
         verifyRows(panel, want);
         QVERIFY(!want.empty());
         QCOMPARE(want.front().bucket, firstBucket);
+    }
+
+    /// Issue 26: evidence as short labelled sentences with units, not raw keys and unrounded values.
+    void evidenceInWords_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QByteArray>("evidence");
+        QTest::addColumn<QString>("sentence");
+        QTest::newRow("host busy") << "host_busy_fraction"
+                                   << QByteArray(R"({"host_busy_fraction": 0.572007, "step_time_seconds": 0.175})")
+                                   << "host busy 57 % of the step";
+        QTest::newRow("bucket per step with its share")
+            << "bucket_seconds_per_step" << QByteArray(R"({"bucket_seconds_per_step": 0.0612, "step_time_seconds": 0.175})")
+            << "this bucket 61.2 ms per step (35 % of the step)";
+        QTest::newRow("idle without a step time") << "idle_in_data_loading_seconds"
+                                                  << QByteArray(R"({"idle_in_data_loading_seconds": 0.0491234})")
+                                                  << "GPU idle in data loading 49.1 ms per step";
+        QTest::newRow("utilisation") << "gpu_util_pct" << QByteArray(R"({"gpu_util_pct": 48.53127})")
+                                     << "GPU utilisation 48.5 %";
+        QTest::newRow("threshold") << "host_busy_above" << QByteArray(R"({"host_busy_above": 0.5})")
+                                   << "host-busy threshold 0.50 (data wait needs the host busier than it)";
+        QTest::newRow("share of GEMM time") << "generic_gemm_share_of_gemm_time"
+                                            << QByteArray(R"({"generic_gemm_share_of_gemm_time": 0.41234})")
+                                            << "untuned GEMMs 41.2 % of GEMM time";
+        QTest::newRow("HBM") << "hbm_peak_gb" << QByteArray(R"({"hbm_peak_gb": 134.4123})") << "HBM peak 134.4 GB";
+        QTest::newRow("yes/no") << "host_traced" << QByteArray(R"({"host_traced": false})") << "host activity traced no";
+        QTest::newRow("kernel list") << "untuned_kernels"
+                                     << QByteArray(R"({"untuned_kernels": [{"name": "Cijk_Alik", "calls": 12,
+                                                    "share_of_gemm_time": 0.4}]})")
+                                     << "untuned kernels Cijk_Alik (40.0 % of GEMM time, 12 call(s))";
+        QTest::newRow("unknown key, read from its suffix") << "queue_wait_seconds"
+                                                           << QByteArray(R"({"queue_wait_seconds": 0.01234567})")
+                                                           << "queue wait 12.3 ms";
+    }
+    void evidenceInWords()
+    {
+        QFETCH(QString, key);
+        QFETCH(QByteArray, evidence);
+        QFETCH(QString, sentence);
+        const QJsonObject object = QJsonDocument::fromJson(evidence).object();
+        QVERIFY(!object.isEmpty());
+        QCOMPARE(AdvicePanel::evidenceSentence(key, object), sentence);
+    }
+
+    /// Issue 26: the advice text wraps inside its column; the row is as tall as its lines, and
+    /// grows when the column narrows.
+    void textWrapsInItsColumn()
+    {
+        WorkbenchSession session;
+        AdvicePanel panel(&session);
+        panel.resize(700, 600);
+        panel.show();
+        session.openRun(test::makeFakeRun());
+        session.live()->flush();
+        QTreeWidget *tree = panel.tree();
+        QVERIFY(tree->topLevelItemCount() > 0);
+        QTreeWidgetItem *item = tree->topLevelItem(0);
+        const auto needed = [&] {
+            const int width = tree->header()->sectionSize(AdvicePanel::TextColumn);
+            return tree->fontMetrics()
+                .boundingRect(QRect(0, 0, width - 8, 1 << 20), Qt::TextWordWrap, item->text(AdvicePanel::TextColumn))
+                .height();
+        };
+        QApplication::processEvents();
+        const int narrow = tree->visualItemRect(item).height();
+        QVERIFY2(needed() > 2 * tree->fontMetrics().height(), "the text must be long enough to wrap");
+        QVERIFY2(narrow >= needed(), qPrintable(QStringLiteral("%1 < %2").arg(narrow).arg(needed())));
+        // The panel relays its rows out itself when the column changes (no explicit layout here).
+        panel.resize(1600, 600);
+        QTRY_VERIFY(tree->visualItemRect(item).height() < narrow);
+        QVERIFY(tree->visualItemRect(item).height() >= needed());
+        panel.resize(700, 600);
+        QTRY_COMPARE(tree->visualItemRect(item).height(), narrow);
     }
 };
 

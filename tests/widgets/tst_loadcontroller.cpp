@@ -38,12 +38,12 @@ struct SlowLoader {
             for (int i = 0;; ++i) {
                 if (!progress(std::min(0.99, i / 1000.0), QStringLiteral("Reading trace.csv"))) {
                     *sawCancel = true;
-                    return LoadResult{LoadOutcome::Cancelled, QString(), nullptr};
+                    return LoadResult{LoadOutcome::Cancelled, QString(), nullptr, nullptr};
                 }
                 if (release->tryAcquire(1, 2)) {
                     auto run = test::makeFakeRun(QDir(dir).dirName());
                     run->runDir = dir;
-                    return LoadResult{LoadOutcome::Finished, QString(), run};
+                    return LoadResult{LoadOutcome::Finished, QString(), run, nullptr};
                 }
             }
         };
@@ -129,7 +129,7 @@ void TestLoadController::cancelAfterCompletionIsStillCancel()
         QThread::msleep(200);
         auto run = test::makeFakeRun();
         run->runDir = dir;
-        return LoadResult{LoadOutcome::Finished, QString(), run};
+        return LoadResult{LoadOutcome::Finished, QString(), run, nullptr};
     });
     QSignalSpy loaded(&controller, &LoadController::loaded);
     QSignalSpy cancelled(&controller, &LoadController::cancelled);

@@ -1,5 +1,6 @@
 // Settings (issue 3, point 8): recent folders capped and pruned, window state versioned, last
-// thresholds round-trip and bad stored values fall back to defaults.
+// thresholds round-trip and bad stored values fall back to defaults; the theme and the dashboard's
+// layout are remembered (issue 26).
 
 #include "settings.h"
 
@@ -23,6 +24,9 @@ private slots:
     void thresholdsRoundTrip();
     void badThresholdValuesKeepDefaults();
     void profileRoundTrip();
+    void themeRoundTrip_data();
+    void themeRoundTrip();
+    void workbenchLayoutVersioned();
 
 private:
     Settings *makeSettings();
@@ -142,6 +146,50 @@ void TestSettings::profileRoundTrip()
     QCOMPARE(m_settings->lastProfile(), HeuristicsProfile::Workbench);
     m_settings->setLastProfile(HeuristicsProfile::Reference);
     QCOMPARE(m_settings->lastProfile(), HeuristicsProfile::Reference);
+}
+
+Q_DECLARE_METATYPE(goblin::Theme)
+
+void TestSettings::themeRoundTrip_data()
+{
+    QTest::addColumn<Theme>("theme");
+    QTest::newRow("system") << Theme::System;
+    QTest::newRow("light") << Theme::Light;
+    QTest::newRow("dark") << Theme::Dark;
+}
+
+void TestSettings::themeRoundTrip()
+{
+    QFETCH(Theme, theme);
+    QCOMPARE(m_settings->theme(), Theme::System);  // nothing stored yet
+    QSignalSpy changed(m_settings.get(), &Settings::themeChanged);
+    m_settings->setTheme(theme);
+    QCOMPARE(changed.count(), 1);
+    m_settings->setTheme(theme);  // the same again: no change to tell
+    QCOMPARE(changed.count(), 1);
+    m_settings->sync();
+    std::unique_ptr<Settings> again(makeSettings());
+    QCOMPARE(again->theme(), theme);
+    // A hand-edited value nobody knows reads as the desktop's theme.
+    QSettings raw(m_dir->filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    raw.setValue(QStringLiteral("window/theme"), QStringLiteral("purple"));
+    raw.sync();
+    std::unique_ptr<Settings> edited(makeSettings());
+    QCOMPARE(edited->theme(), Theme::System);
+}
+
+void TestSettings::workbenchLayoutVersioned()
+{
+    QCOMPARE(m_settings->workbenchLayout(), QByteArray());
+    m_settings->setWorkbenchLayout(QByteArray("layout"));
+    m_settings->sync();
+    std::unique_ptr<Settings> again(makeSettings());
+    QCOMPARE(again->workbenchLayout(), QByteArray("layout"));
+    QSettings raw(m_dir->filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    raw.setValue(QStringLiteral("window/stateVersion"), Settings::kWindowStateVersion - 1);
+    raw.sync();
+    std::unique_ptr<Settings> old(makeSettings());
+    QCOMPARE(old->workbenchLayout(), QByteArray());  // saved by an older window: its pages moved
 }
 
 QTEST_GUILESS_MAIN(TestSettings)

@@ -4,6 +4,7 @@
 // real image with the command.
 
 #include "budgetformula.h"
+#include "commandline.h"
 #include "liveanalysis.h"
 #include "sweepchart.h"
 #include "testsupport.h"
@@ -13,6 +14,7 @@
 
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
@@ -56,15 +58,21 @@ double currentLineX(const QCustomPlot *plot)
     return qQNaN();
 }
 
-/// The chart's points against sweepRun for the same inputs, and every drawn line against them.
+/// The chart's points against sweepCurve for the same inputs, and every drawn line against them.
 void verifyPoints(const Fixture &f)
 {
     const LiveAnalysis *live = f.session.live();
     const std::vector<SweepPoint> want
+        = sweepCurve(*live->run(), live->profile(), live->thresholds(), f.chart.threshold(),
+                     sweepChartValues(f.chart.threshold()));
+    QCOMPARE(f.chart.points().size(), want.size());
+    QCOMPARE(int(sampledPoints(want).size()), kSweepChartSteps + 1);
+    // The sampled points are sweepRun()'s: what `report` gives at each value.
+    const std::vector<SweepPoint> sampled
         = sweepRun(*live->run(), live->profile(), live->thresholds(), f.chart.threshold(),
                    sweepChartValues(f.chart.threshold()));
-    QCOMPARE(f.chart.points().size(), want.size());
-    QCOMPARE(int(want.size()), kSweepChartSteps + 1);
+    for (std::size_t i = 0; i < sampled.size(); ++i)
+        QCOMPARE(sampledPoints(want)[i].budget, sampled[i].budget);
     for (std::size_t i = 0; i < want.size(); ++i) {
         QCOMPARE(f.chart.points()[i].value, want[i].value);
         QCOMPARE(f.chart.points()[i].budget, want[i].budget);
@@ -175,8 +183,8 @@ private slots:
         // In-process: the same renderer, size follows the switch points listed.
         const LoadResult loaded = loadRun(dir);
         QVERIFY(loaded.run);
-        const auto points = sweepRun(*loaded.run, HeuristicsProfile::Workbench, Thresholds{}, SweepThreshold::GpuUtilBelow,
-                                     sweepValues(0, 100, 5));
+        const auto points = sweepCurve(*loaded.run, HeuristicsProfile::Workbench, Thresholds{},
+                                       SweepThreshold::GpuUtilBelow, sweepValues(0, 100, 5));
         QStringList command;
         for (const QJsonValue &a : json["command"].toArray())
             command << a.toString();
@@ -190,6 +198,110 @@ private slots:
         const test::AppRun bad = test::runApp({"sweep", dir, "--threshold", "gpu-util-below", "--from", "0", "--to",
                                                "100", "--by", "5", "--png", "-"});
         QCOMPARE(bad.exitCode, 2);
+    }
+
+    // Issue 26: a switch is a vertical step at its exact value — a step's or device's measured
+    // value — and the window, `sweep --json` and `sweep --png` name the same number whatever
+    // their grids.
+    void switchesAreExactStepsAndAgreeWithTheCli_data()
+    {
+        QTest::addColumn<QString>("run");  // under tests/data
+        QTest::addColumn<int>("which");
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QString>("bucket");
+        QTest::addColumn<bool>("dataValue");  // the switch is a step's or device's own value
+        const QString ddp = "torch/tracelens_mi300_resnet_act_checkpoint_ddp_rank0.json.gz";
+        QTest::newRow("MI300X DDP, gpu-util-below") << ddp << int(SweepThreshold::GpuUtilBelow)
+                                                    << QStringList{"--host-busy-above", "0.3"} << "data_wait" << true;
+        QTest::newRow("MI300X DDP, host-busy-above") << ddp << int(SweepThreshold::HostBusyAbove)
+                                                     << QStringList{"--gpu-util-below", "100"} << "data_wait" << true;
+        QTest::newRow("busy-host-datawait, hbm-target") << "runs/busy-host-datawait" << int(SweepThreshold::HbmTarget)
+                                                        << QStringList{} << "memory_headroom" << true;
+        // Memory headroom grows until it has taken the whole host gap: no data value says where,
+        // bisection finds the double, the same from either grid.
+        QTest::newRow("busy-host-datawait, host gap emptied") << "runs/busy-host-datawait"
+                                                              << int(SweepThreshold::HbmTarget) << QStringList{}
+                                                              << "host_gap" << false;
+    }
+    void switchesAreExactStepsAndAgreeWithTheCli()
+    {
+        QFETCH(QString, run);
+        QFETCH(int, which);
+        QFETCH(QStringList, options);
+        QFETCH(QString, bucket);
+        QFETCH(bool, dataValue);
+        const QString dir = test::dataPath(run);
+        const LoadResult loaded = loadRun(dir);
+        QVERIFY(loaded.run);
+        Thresholds thresholds;
+        for (qsizetype i = 0; i + 1 < options.size(); i += 2)
+            for (const ThresholdDescriptor &d : thresholdDescriptors())
+                if ("--" + d.cliNameText() == options[i])
+                    thresholds.*(d.member) = options[i + 1].toDouble();
+
+        WorkbenchSession session;
+        session.live()->setThresholds(thresholds);
+        SweepChart chart(&session);
+        chart.resize(900, 500);
+        chart.show();
+        session.openRun(loaded.run);
+        chart.setThreshold(SweepThreshold(which));
+        const std::vector<SwitchPoint> window = chart.switches();
+        const auto found = std::find_if(window.begin(), window.end(), [&](const SwitchPoint &s) { return s.bucket == bucket; });
+        QVERIFY2(found != window.end(), qPrintable(run));
+
+        // The switch is a data value (or bisected), not a sample of the window's grid.
+        const std::vector<double> breaks = sweepBreakpoints(*loaded.run, HeuristicsProfile::Workbench, thresholds,
+                                                            SweepThreshold(which));
+        QCOMPARE(std::find(breaks.begin(), breaks.end(), found->value) != breaks.end(), dataValue);
+        const std::vector<double> grid = sweepChartValues(SweepThreshold(which));
+        QVERIFY(std::find(grid.begin(), grid.end(), found->value) == grid.end());
+
+        // Drawn as a vertical step: the bucket's graph has two points at that value, below and above.
+        int row = -1;
+        for (int b = 0; b < WasteBudget::BucketCount; ++b)
+            row = WasteBudget::bucketKey(b) == bucket ? b : row;
+        const QCPGraph *graph = nullptr;
+        for (int g = 0; g < chart.plot()->graphCount(); ++g)
+            if (chart.plot()->graph(g)->property("budgetRow").toInt() == row)
+                graph = chart.plot()->graph(g);
+        QVERIFY(graph);
+        QList<double> valuesAtSwitch;
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+            if (it->key == found->value)
+                valuesAtSwitch << it->value;
+        QVERIFY(valuesAtSwitch.size() >= 2);
+        QCOMPARE(valuesAtSwitch.first() > 0.0, !found->on);
+        QCOMPARE(valuesAtSwitch.last() > 0.0, found->on);
+
+        // The CLI on a coarser grid of another step: the same switch, the same double.
+        double minimum = 0, maximum = 0;
+        sweepThresholdRange(SweepThreshold(which), &minimum, &maximum);
+        QTemporaryDir tmp;
+        const test::AppRun r = test::runApp(QStringList{"sweep", dir, "--threshold", sweepThresholdName(SweepThreshold(which)),
+                                                        "--from", exactNumberText(minimum), "--to",
+                                                        exactNumberText(maximum), "--by",
+                                                        exactNumberText((maximum - minimum) / 7), "--json",
+                                                        tmp.filePath("s.json"), "--png", tmp.filePath("s.png")}
+                                            + options);
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray cli = QJsonDocument::fromJson(test::readAll(tmp.filePath("s.json"))).object()["switch_points"].toArray();
+        bool same = false;
+        for (const QJsonValue &s : cli)
+            same = same || (s["bucket"].toString() == bucket && s["value"].toDouble() == found->value
+                            && (s["switches"].toString() == "on") == found->on);
+        QVERIFY2(same, qPrintable(QString::number(found->value, 'g', 17)));
+        QVERIFY(!QImage(tmp.filePath("s.png")).isNull());
+
+        // The image lists it in the words the window's summary uses.
+        QStringList painted;
+        const std::vector<SweepPoint> curve = sweepCurve(*loaded.run, HeuristicsProfile::Workbench, thresholds,
+                                                         SweepThreshold(which),
+                                                         sweepValues(minimum, maximum, (maximum - minimum) / 7));
+        renderSweepImage(loaded.run->runName, SweepThreshold(which), curve, std::nullopt, {}, 1.0, &painted);
+        const QString text = switchPointText(*found);
+        QVERIFY(std::any_of(painted.begin(), painted.end(), [&](const QString &l) { return l.startsWith(text); }));
+        QVERIFY(chart.findChild<QLabel *>("sweepSummary")->text().contains(text));
     }
 };
 

@@ -3,6 +3,7 @@
 // table, the verdict and the panel, as computeWasteBudget says for the same inputs.
 
 #include "aboutinfo.h"
+#include "advicepanel.h"
 #include "budgetchart.h"
 #include "budgetformula.h"
 #include "liveanalysis.h"
@@ -18,7 +19,11 @@
 #include "workbenchsession.h"
 #include "workbenchview.h"
 
+#include <QAction>
 #include <QDialog>
+#include <QListWidget>
+#include <QSplitter>
+#include <QStackedWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QTextBrowser>
@@ -27,6 +32,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
+#include <QApplication>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -116,7 +122,15 @@ private slots:
     void caveatLeadsTheVerdict();
     void definitionsButton();
     void aboutNamesVersions();
+    void aboutNamesTheRunsGpus_data();
+    void aboutNamesTheRunsGpus();
     void followsDarkPalette();
+    void viewSwitchingByKeyboard_data();
+    void viewSwitchingByKeyboard();
+    void addedViewGetsAPageAndAKey();
+    void layoutRemembered();
+    void topAdviceLinksToAdviceView();
+    void everyViewFitsAtLaptopSize();
 };
 
 void TestWorkbenchView::initialBudget()
@@ -156,7 +170,8 @@ void TestWorkbenchView::dragGpuUtilLineWithMouse()
     QVERIFY(dragged.count() >= 5);
 
     const double expectedPct = plot->valueAt(TelemetryPlot::Line::GpuUtil, end);
-    QVERIFY(qAbs(expectedPct - 20.0) < 1.0);  // within a pixel of 20 %
+    QVERIFY2(qAbs(expectedPct - 20.0) < 1.0,  // within a pixel of 20 %
+             qPrintable(QStringLiteral("%1 %, util panel %2 px high").arg(expectedPct).arg(plot->utilRect()->height())));
     QCOMPARE(d.session.live()->thresholds().gpuUtilBelowPct, expectedPct);
     QCOMPARE(plot->gpuUtilLinePct(), expectedPct);
     QCOMPARE(plot->utilLineItem()->point1->coords().y(), expectedPct);
@@ -272,6 +287,47 @@ void TestWorkbenchView::aboutNamesVersions()
     QVERIFY(text.contains(QStringLiteral("9.8.7")));
     QVERIFY(text.contains(QString::fromLatin1(qVersion())));
     QVERIFY(text.contains(simdjsonVersion()));
+}
+
+/// Issue 26: About names the GPUs of the open run (the traces' deviceProperties, counted over the
+/// ranks' traces; else the telemetry's GPU count), never a fixed model.
+void TestWorkbenchView::aboutNamesTheRunsGpus_data()
+{
+    QTest::addColumn<QStringList>("rank0");
+    QTest::addColumn<QStringList>("rank1");
+    QTest::addColumn<int>("telemetryGpus");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("one trace, one GPU") << QStringList{"AMD Instinct MI250X"} << QStringList{} << 0
+                                        << "AMD Instinct MI250X";
+    QTest::newRow("two ranks, same GPU") << QStringList{"AMD Instinct MI300X"} << QStringList{"AMD Instinct MI300X"}
+                                         << 2 << "AMD Instinct MI300X ×2";
+    QTest::newRow("two kinds") << QStringList{"NVIDIA H100 80GB HBM3", "AMD Radeon Graphics"} << QStringList{} << 0
+                               << "NVIDIA H100 80GB HBM3, AMD Radeon Graphics";
+    QTest::newRow("telemetry only") << QStringList{} << QStringList{} << 4 << "4 GPUs in the telemetry";
+    QTest::newRow("nothing names one") << QStringList{} << QStringList{} << 0 << "not named in";
+}
+
+void TestWorkbenchView::aboutNamesTheRunsGpus()
+{
+    QFETCH(QStringList, rank0);
+    QFETCH(QStringList, rank1);
+    QFETCH(int, telemetryGpus);
+    QFETCH(QString, expected);
+    auto run = test::makeFakeRun();
+    run->torch.timeline.files.clear();
+    for (const QStringList &names : {rank0, rank1}) {
+        if (names.isEmpty())
+            continue;
+        GpuTimelineFile file;
+        file.traits.identity.deviceNames = names;
+        run->torch.timeline.files.push_back(file);
+    }
+    run->smi.gpuCount = telemetryGpus;
+    const QString text = aboutText(QStringLiteral("1.2.3"), run.get());
+    QVERIFY2(text.contains(expected.toHtmlEscaped()), qPrintable(text));
+    if (!expected.contains(QLatin1String("MI300X")))
+        QVERIFY2(!text.contains(QLatin1String("MI300X")), qPrintable(text));
+    QVERIFY(aboutText(QStringLiteral("1.2.3")).contains(QLatin1String("no run open")));
 }
 
 /// A dark desktop theme reaches both chart libraries: backgrounds, text and axes take the
@@ -505,6 +561,163 @@ void TestWorkbenchView::definitionsButton()
     QVERIFY(dialog->findChild<QTextBrowser *>()->toPlainText().contains(
         bucketDefinition(0, HeuristicsProfile::Reference, false)));
     dialog->close();
+}
+
+/// Issue 26: every view is a page of its own; Ctrl+1…9 shows the page of that number, Ctrl+Tab
+/// and Ctrl+Shift+Tab the next and previous, wrapping, wherever the focus is.
+void TestWorkbenchView::viewSwitchingByKeyboard_data()
+{
+    QTest::addColumn<int>("from");
+    QTest::addColumn<int>("key");
+    QTest::addColumn<int>("modifiers");
+    QTest::addColumn<int>("expected");
+    const int ctrl = int(Qt::ControlModifier), ctrlShift = int(Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::newRow("Ctrl+1 overview") << int(WorkbenchView::SweepPage) << int(Qt::Key_1) << ctrl
+                                     << int(WorkbenchView::OverviewPage);
+    QTest::newRow("Ctrl+2 kernels") << 0 << int(Qt::Key_2) << ctrl << int(WorkbenchView::KernelsPage);
+    QTest::newRow("Ctrl+3 operators") << 0 << int(Qt::Key_3) << ctrl << int(WorkbenchView::OperatorsPage);
+    QTest::newRow("Ctrl+4 flame graph") << 0 << int(Qt::Key_4) << ctrl << int(WorkbenchView::FlameGraphPage);
+    QTest::newRow("Ctrl+5 modules") << 0 << int(Qt::Key_5) << ctrl << int(WorkbenchView::ModulesPage);
+    QTest::newRow("Ctrl+6 timeline") << 0 << int(Qt::Key_6) << ctrl << int(WorkbenchView::TimelinePage);
+    QTest::newRow("Ctrl+7 ranks") << 0 << int(Qt::Key_7) << ctrl << int(WorkbenchView::RanksPage);
+    QTest::newRow("Ctrl+8 advice") << 0 << int(Qt::Key_8) << ctrl << int(WorkbenchView::AdvicePage);
+    QTest::newRow("Ctrl+9 sweep") << 0 << int(Qt::Key_9) << ctrl << int(WorkbenchView::SweepPage);
+    QTest::newRow("Ctrl+Tab next") << 2 << int(Qt::Key_Tab) << ctrl << 3;
+    QTest::newRow("Ctrl+Tab wraps") << int(WorkbenchView::DiagnosticsPage) << int(Qt::Key_Tab) << ctrl << 0;
+    QTest::newRow("Ctrl+Shift+Tab previous") << 3 << int(Qt::Key_Backtab) << ctrlShift << 2;
+    QTest::newRow("Ctrl+Shift+Tab wraps") << 0 << int(Qt::Key_Backtab) << ctrlShift
+                                          << int(WorkbenchView::DiagnosticsPage);
+}
+
+void TestWorkbenchView::viewSwitchingByKeyboard()
+{
+    QFETCH(int, from);
+    QFETCH(int, key);
+    QFETCH(int, modifiers);
+    QFETCH(int, expected);
+    Dashboard d;
+    d.view.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&d.view));
+    d.view.showView(from);
+    QCOMPARE(d.view.currentViewIndex(), from);
+    QSignalSpy changed(&d.view, &WorkbenchView::currentViewChanged);
+    // From inside a table: the keys are the window's, not the focused widget's.
+    d.view.kernelTable()->setFocus();
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : &d.view, Qt::Key(key),
+                    Qt::KeyboardModifiers(modifiers));
+    QCOMPARE(d.view.currentViewIndex(), expected);
+    QCOMPARE(d.view.pages()->currentIndex(), expected);
+    QCOMPARE(d.view.viewList()->currentRow(), expected);
+    QCOMPARE(changed.count(), from == expected ? 0 : 1);
+}
+
+/// The later analysis views come in with one call: a page, a list entry, an action with the next
+/// Ctrl+number, and a title the layout remembers it by.
+void TestWorkbenchView::addedViewGetsAPageAndAKey()
+{
+    Dashboard d;
+    d.view.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&d.view));
+    QSignalSpy rebuilt(&d.view, &WorkbenchView::viewActionsChanged);
+    auto *extra = new QLabel(QStringLiteral("extra"));
+    const int index = d.view.addAnalysisView(extra, QStringLiteral("Extra"));
+    QCOMPARE(index, int(WorkbenchView::BuiltInPageCount));
+    QCOMPARE(rebuilt.count(), 1);
+    QCOMPARE(d.view.viewCount(), int(WorkbenchView::BuiltInPageCount) + 1);
+    QCOMPARE(d.view.viewTitle(index), QStringLiteral("Extra"));
+    // Past the ninth view there is no Ctrl+number: the list and Ctrl+Tab reach it.
+    bool hasAction = false;
+    for (QAction *a : d.view.viewActions())
+        if (a->text().contains(QLatin1String("Extra"))) {
+            hasAction = true;
+            QVERIFY(a->shortcut().isEmpty());
+        }
+    QVERIFY(hasAction);
+    QTest::keyClick(&d.view, Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);  // from Overview: the last
+    QCOMPARE(d.view.currentView(), extra);
+    // Inserted at a position, it moves the later ones down.
+    auto *memory = new QLabel(QStringLiteral("memory"));
+    QCOMPARE(d.view.addAnalysisView(memory, QStringLiteral("Memory"), 1), 1);
+    QCOMPARE(d.view.viewTitle(2), QStringLiteral("Kernels"));
+    QTest::keyClick(&d.view, Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(d.view.currentView(), memory);
+}
+
+/// The shown view and the splitter sizes survive a restart (MainWindow stores saveLayout() in
+/// the settings); an unreadable layout changes nothing.
+void TestWorkbenchView::layoutRemembered()
+{
+    QByteArray saved;
+    QList<int> overviewSizes;
+    {
+        Dashboard d;
+        auto *splitter = d.view.findChild<QSplitter *>(QStringLiteral("OverviewSplitter"));
+        QVERIFY(splitter);
+        d.view.showView(WorkbenchView::OverviewPage);
+        QCoreApplication::processEvents();
+        const QList<int> before = splitter->sizes();
+        const int total = before.value(0) + before.value(1);
+        splitter->setSizes({total / 3, total - total / 3});
+        overviewSizes = splitter->sizes();
+        QVERIFY(overviewSizes != before);
+        d.view.showView(WorkbenchView::SweepPage);
+        saved = d.view.saveLayout();
+    }
+    Dashboard e;
+    QCOMPARE(e.view.currentViewIndex(), int(WorkbenchView::OverviewPage));
+    QVERIFY(!e.view.restoreLayout(QByteArray("not a layout")));
+    QCOMPARE(e.view.currentViewIndex(), int(WorkbenchView::OverviewPage));
+    QVERIFY(e.view.restoreLayout(saved));
+    QCOMPARE(e.view.currentViewIndex(), int(WorkbenchView::SweepPage));
+    auto *splitter = e.view.findChild<QSplitter *>(QStringLiteral("OverviewSplitter"));
+    e.view.showView(WorkbenchView::OverviewPage);
+    QCoreApplication::processEvents();
+    QCOMPARE(splitter->sizes(), overviewSizes);
+}
+
+/// The largest piece of advice sits under the headline; its link shows the Advice view.
+void TestWorkbenchView::topAdviceLinksToAdviceView()
+{
+    Dashboard d;
+    d.session.live()->flush();
+    QLabel *top = d.view.topAdviceLabel();
+    const std::vector<Advice> &advice = d.view.advicePanel()->advice();
+    QVERIFY(!advice.empty());
+    QVERIFY(top->isVisible());
+    QVERIFY2(top->text().contains(advice.front().text.toHtmlEscaped()), qPrintable(top->text()));
+    QVERIFY(top->text().contains(QLatin1String("<a href=")));
+    d.view.showView(WorkbenchView::KernelsPage);
+    emit top->linkActivated(QStringLiteral("advice"));
+    QCOMPARE(d.view.currentView(), static_cast<QWidget *>(d.view.advicePanel()));
+    // No run: nothing under the headline.
+    d.session.closeRun(d.session.currentRow());
+    QVERIFY(!top->isVisible());
+}
+
+/// At 1366×768 (a laptop) the whole view — headline, list and the largest page's minimum — fits
+/// in what the window leaves it, so no view is squeezed below its minimum (overlapping or cut),
+/// and the list names every view in full.
+void TestWorkbenchView::everyViewFitsAtLaptopSize()
+{
+    Dashboard d;
+    // The window's chrome (menu, toolbar, status bar, the threshold dock) takes about this much.
+    const QSize available(1366 - 330, 768 - 110);
+    const QSize min = d.view.minimumSizeHint();
+    QVERIFY2(min.width() <= available.width() && min.height() <= available.height(),
+             qPrintable(QStringLiteral("needs %1×%2").arg(min.width()).arg(min.height())));
+    d.view.resize(available);
+    QCoreApplication::processEvents();
+    for (int i = 0; i < d.view.viewCount(); ++i) {
+        d.view.showView(i);
+        QWidget *page = d.view.currentView();
+        const QSize pageMin = page->minimumSizeHint().expandedTo(page->minimumSize());
+        QVERIFY2(page->width() >= pageMin.width() && page->height() >= pageMin.height(),
+                 qPrintable(d.view.viewTitle(i)));
+    }
+    QListWidget *list = d.view.viewList();
+    for (int i = 0; i < list->count(); ++i)
+        QVERIFY2(list->fontMetrics().horizontalAdvance(list->item(i)->text()) < list->viewport()->width(),
+                 qPrintable(list->item(i)->text()));
 }
 
 QTEST_MAIN(TestWorkbenchView)

@@ -20,6 +20,9 @@ struct SweepPoint {
     double value = 0.0;
     WasteBudget budget;
     HeuristicsProfile profile = HeuristicsProfile::Workbench;
+    /// 0: the budget at `value` (what `report` gives there). -1 / +1: a side of a switch at
+    /// `value` — the budget just below / just above it; drawn as the two ends of a vertical step.
+    int side = 0;
 };
 
 /// The values from, from + by, … up to `to` (inclusive, within by × 1e-9), each computed as
@@ -32,13 +35,37 @@ std::vector<double> sweepValues(double from, double to, double by, int maxPoints
 std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
                                  SweepThreshold which, const std::vector<double> &values);
 
-/// Where each bucket switches on (zero → above zero) or off, between consecutive points: the
-/// first value at which the new state holds.
+/// The threshold values at which a step's classification flips, sorted and distinct: data
+/// values, so exactly known. GPU util below: the measured utilisation of each step and device
+/// whose host is busier than the host line (the gate is "utilisation < util line and host busy
+/// > host line"); host busy above: the host busy of each one under the util line; HBM target:
+/// the HBM peak as a share of the capacity (memory headroom is zero at and above it). Steps left
+/// out of the run's mean (partial) are left out. Without a GPU timeline the run's (and each
+/// rank's) seed inputs.
+/// `plan`: the step plan of `base` when the caller has it (Derived::plan; a drag must not cut the
+/// span again), else made here.
+std::vector<double> sweepBreakpoints(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
+                                     SweepThreshold which, const StepPlan *plan = nullptr);
+
+/// sweepRun() over `values` plus both sides (side −1, +1) of every switch inside [first, last
+/// value]: at each breakpoint, and — for a switch no data value explains (a bucket capped at
+/// another, e.g. the host gap emptied by memory headroom) — at the value bisection finds to the
+/// last bit. A piecewise-constant bucket so draws as steps at the exact switch, never as a slope
+/// between samples; the window's chart and `sweep` (JSON and PNG) read this one curve.
+std::vector<SweepPoint> sweepCurve(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
+                                   SweepThreshold which, const std::vector<double> &values);
+
+/// Where each bucket switches on (zero → above zero) or off, between consecutive points of a
+/// sweepCurve(): the switch's value (a breakpoint when a data value explains it). On plain
+/// sweepRun() points: the first sampled value at which the new state holds.
 struct SwitchPoint {
     QString bucket;
     double value = 0.0;
     bool on = true;
 };
 std::vector<SwitchPoint> switchPoints(const std::vector<SweepPoint> &points);
+
+/// The points of a curve at their own value (side 0): what `report` gives there.
+std::vector<SweepPoint> sampledPoints(const std::vector<SweepPoint> &curve);
 
 } // namespace goblin

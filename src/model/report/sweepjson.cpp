@@ -16,10 +16,10 @@ QJsonValue number(double v)
 
 } // namespace
 
-QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &points, const QStringList &command)
+QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &curve, const QStringList &command)
 {
     QJsonArray pointArray;
-    for (const SweepPoint &p : points) {
+    for (const SweepPoint &p : sampledPoints(curve)) {
         QJsonObject budget;
         for (int b = 0; b < WasteBudget::BucketCount; ++b)
             budget.insert(WasteBudget::bucketKey(b), number(p.budget.bucket(b)));
@@ -28,7 +28,7 @@ QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &point
         pointArray.append(QJsonObject{{QStringLiteral("value"), p.value}, {QStringLiteral("waste_budget"), budget}});
     }
     QJsonArray switches;
-    for (const SwitchPoint &s : switchPoints(points))
+    for (const SwitchPoint &s : switchPoints(curve))
         switches.append(QJsonObject{{QStringLiteral("bucket"), s.bucket},
                                     {QStringLiteral("value"), s.value},
                                     {QStringLiteral("switches"), s.on ? QStringLiteral("on") : QStringLiteral("off")}});
@@ -40,8 +40,9 @@ QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &point
     return out;
 }
 
-QByteArray sweepCsv(const std::vector<SweepPoint> &points)
+QByteArray sweepCsv(const std::vector<SweepPoint> &curve)
 {
+    const std::vector<SweepPoint> points = sampledPoints(curve);
     QByteArray out = "value";
     for (int b = 0; b < WasteBudget::BucketCount; ++b)
         out += ',' + WasteBudget::bucketKey(b).toLatin1();
