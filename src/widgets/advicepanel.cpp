@@ -309,7 +309,8 @@ AdvicePanel::AdvicePanel(WorkbenchSession *session, QWidget *parent)
     m_tree->header()->resizeSection(SecondsColumn, 6 * em);
     m_tree->header()->resizeSection(ShareColumn, 5 * em);
     // Wrapped rows are as tall as their column is narrow: lay them out again when a column moves.
-    connect(m_tree->header(), &QHeaderView::sectionResized, m_tree, [this] { m_tree->doItemsLayout(); });
+    // The tree itself is captured, not `this`: the header also resizes while the panel is torn down.
+    connect(m_tree->header(), &QHeaderView::sectionResized, m_tree, [tree = m_tree] { tree->doItemsLayout(); });
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addWidget(m_caveat);
