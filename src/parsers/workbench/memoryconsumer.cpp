@@ -439,7 +439,10 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
         else
             byDevice[{e.deviceId, e.deviceType}].push_back(&e);
     }
-    for (const auto &[key, events] : byDevice) {
+    for (const auto &entry : byDevice) {
+        // Not a structured binding: the lambdas below capture `events` (clang 14 refuses bindings there).
+        const auto &key = entry.first;
+        const auto &events = entry.second;
         DeviceMemory d;
         d.deviceId = key.first;
         d.deviceType = key.second;
