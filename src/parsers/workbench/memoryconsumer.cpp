@@ -4,6 +4,7 @@
 // ops (the first kMaxOps of them) are kept.
 #include "workbench/memoryconsumer.h"
 
+#include "syntax/jsonskip.h"
 #include "syntax/jsontoken.h"
 #include "torchtraceparser.h"
 
@@ -19,6 +20,9 @@ namespace goblin::workbench {
 
 using kineto::KinetoEvent;
 using syntax::PyValue;
+using syntax::skipJsonNested;
+using syntax::skipJsonString;
+using syntax::startsWith;
 
 namespace {
 
@@ -27,43 +31,6 @@ constexpr size_t kTopOps = 20;
 constexpr quint32 kNoThread = ~quint32(0);
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-bool startsWith(std::string_view s, std::string_view prefix)
-{
-    return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
-}
-
-/// Skips a string whose body starts at `p` (after the opening quote); returns the position after
-/// the closing quote (or `end`).
-const char *skipString(const char *p, const char *end)
-{
-    while (p < end) {
-        const char c = *p++;
-        if (c == '"')
-            return p;
-        if (c == '\\' && p < end)
-            ++p;
-    }
-    return end;
-}
-
-/// Skips the array or object starting at `p`; returns the position after its end.
-const char *skipNested(const char *p, const char *end)
-{
-    int depth = 0;
-    while (p < end) {
-        const char c = *p++;
-        if (c == '"') {
-            p = skipString(p, end);
-        } else if (c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ']' || c == '}') {
-            if (--depth == 0)
-                return p;
-        }
-    }
-    return end;
-}
 
 /// An integer of a number token ("245366784", "2.45e8"); nullopt for anything else.
 std::optional<qint64> integerOf(std::string_view t)
@@ -113,7 +80,7 @@ MemoryArgs readMemoryArgs(std::string_view args)
         if (p == end || *p != '"')
             break;  // '}' (the end) or not an object member
         const char *keyBegin = ++p;
-        p = skipString(p, end);
+        p = skipJsonString(p, end);
         const std::string_view key(keyBegin, size_t(p - keyBegin - 1));
         while (p < end && (isSpace(*p) || *p == ':'))
             ++p;
@@ -121,11 +88,11 @@ MemoryArgs readMemoryArgs(std::string_view args)
             break;
         const char *valueBegin = p;
         if (*p == '"') {
-            p = skipString(p + 1, end);
+            p = skipJsonString(p + 1, end);
             continue;
         }
         if (*p == '{' || *p == '[') {
-            p = skipNested(p, end);
+            p = skipJsonNested(p, end);
             continue;
         }
         while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
@@ -176,7 +143,7 @@ std::string_view tidToken(std::string_view text)
             ++p;
         const char *valueBegin = p;
         if (p < end && *p == '"')
-            p = skipString(p + 1, end);
+            p = skipJsonString(p + 1, end);
         else
             while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
                 ++p;

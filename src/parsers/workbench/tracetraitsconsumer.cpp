@@ -6,6 +6,7 @@
 #include "kineto/gpuevents.h"
 #include "syntax/bytesearch.h"
 #include "syntax/jsonscanner.h"
+#include "syntax/jsonskip.h"
 #include "syntax/jsontoken.h"
 #include "torchtraceparser.h"
 
@@ -22,6 +23,8 @@
 namespace goblin::workbench {
 
 using kineto::KinetoEvent;
+using syntax::skipJsonNested;
+using syntax::skipJsonString;
 using syntax::startsWith;
 using syntax::trimJson;
 
@@ -36,44 +39,6 @@ const char *skipSpace(const char *p, const char *end)
     while (p < end && isSpace(*p))
         ++p;
     return p;
-}
-
-/// Skips a string whose body starts at `p` (after the opening quote); returns the position after
-/// the closing quote (or `end`). `escaped` is set when the body holds a backslash. A plain loop:
-/// the strings of a GPU event's args are a few bytes long, shorter than a memchr call is worth.
-inline const char *skipString(const char *p, const char *end, bool &escaped)
-{
-    while (p < end) {
-        const char c = *p;
-        if (c == '"')
-            return p + 1;
-        if (c == '\\') {
-            escaped = true;
-            p += 2;
-            continue;
-        }
-        ++p;
-    }
-    return end;
-}
-
-/// Skips an array or object starting at `p` ('[' or '{'); returns the position after its end.
-const char *skipNested(const char *p, const char *end)
-{
-    int depth = 0;
-    while (p < end) {
-        const char c = *p++;
-        if (c == '"') {
-            bool escaped = false;
-            p = skipString(p, end, escaped);
-        } else if (c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ']' || c == '}') {
-            if (--depth == 0)
-                return p;
-        }
-    }
-    return end;
 }
 
 /// "-?[0-9]+" exactly.
@@ -226,7 +191,7 @@ Found searchMember(const char *p, const char *end, std::string_view quotedKey, s
     if (q < end && *q == '"') {
         const char *body = q + 1;
         bool escaped = false;
-        const char *after = skipString(body, end, escaped);
+        const char *after = skipJsonString(body, end, &escaped);
         if (escaped)
             return Found::Unsure;
         value = integerToken(std::string_view(body, size_t(std::max<std::ptrdiff_t>(0, after - 1 - body))));
@@ -260,7 +225,7 @@ ArgIds walkArgIds(std::string_view args, bool wantGraphId)
             break;  // not a key: the object was validated, so this is past its end
         const char *key = p + 1;
         bool escaped = false;
-        p = skipString(key, end, escaped);
+        p = skipJsonString(key, end, &escaped);
         std::string_view keyText(key, size_t(std::max<std::ptrdiff_t>(0, p - 1 - key)));
         std::string unescapedKey;
         if (escaped) {
@@ -278,14 +243,14 @@ ArgIds walkArgIds(std::string_view args, bool wantGraphId)
         if (*p == '"') {
             const char *body = p + 1;
             bool valueEscaped = false;
-            p = skipString(body, end, valueEscaped);
+            p = skipJsonString(body, end, &valueEscaped);
             if (which >= 0) {
                 // Some writers quote the number ("correlation": "12").
                 const std::string_view text(body, size_t(std::max<std::ptrdiff_t>(0, p - 1 - body)));
                 value = valueEscaped ? integerToken(JsonScanner::unescape(text)) : integerToken(text);
             }
         } else if (*p == '{' || *p == '[') {
-            p = skipNested(p, end);
+            p = skipJsonNested(p, end);
         } else {
             const char *start = p;
             while (p < end && *p != ',' && *p != '}' && *p != ']' && !isSpace(*p))
