@@ -78,6 +78,39 @@ std::vector<TimeInterval> unionOf(std::vector<TimeInterval> intervals)
     return out;
 }
 
+/// The steps among the step-named ranges: the thread with the most of them, by start, a range
+/// nested in another ("train_step" inside "step 3") left out.
+std::vector<StepWindow> chooseSteps(const std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> &stepsByThread)
+{
+    const std::vector<StepWindow> *chosen = nullptr;
+    for (const auto &entry : stepsByThread)
+        if (!chosen || entry.second.size() > chosen->size())
+            chosen = &entry.second;
+    std::vector<StepWindow> out;
+    if (!chosen)
+        return out;
+    std::vector<StepWindow> steps = *chosen;
+    std::sort(steps.begin(), steps.end(), [](const StepWindow &a, const StepWindow &b) { return a.startNs < b.startNs; });
+    for (const StepWindow &s : steps)
+        if (out.empty() || s.startNs >= out.back().endNs)
+            out.push_back(s);
+    return out;
+}
+
+/// The step pattern, compiled; an invalid one gives an error diagnostic and no steps.
+std::optional<QRegularExpression> stepRegex(ApiTraces &out, const QString &stepPattern)
+{
+    out.stepPattern = stepPattern.isEmpty() ? defaultStepRangePattern() : stepPattern;
+    QRegularExpression pattern(QRegularExpression::anchoredPattern(out.stepPattern),
+                               QRegularExpression::CaseInsensitiveOption);
+    if (pattern.isValid())
+        return pattern;
+    out.diagnostics.push_back({Severity::Error, QString(), 0,
+                               QStringLiteral("the step range pattern '%1' is not a valid regular expression: %2")
+                                   .arg(out.stepPattern, pattern.errorString())});
+    return std::nullopt;
+}
+
 } // namespace
 
 QString defaultStepRangePattern()
@@ -88,15 +121,10 @@ QString defaultStepRangePattern()
 ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPattern, const ProgressCallback &progress)
 {
     ApiTraces out;
-    out.stepPattern = stepPattern.isEmpty() ? defaultStepRangePattern() : stepPattern;
-    const QRegularExpression pattern(QRegularExpression::anchoredPattern(out.stepPattern),
-                                     QRegularExpression::CaseInsensitiveOption);
-    if (!pattern.isValid()) {
-        out.diagnostics.push_back({Severity::Error, QString(), 0,
-                                   QStringLiteral("the step range pattern '%1' is not a valid regular expression: %2")
-                                       .arg(out.stepPattern, pattern.errorString())});
+    const std::optional<QRegularExpression> compiled = stepRegex(out, stepPattern);
+    if (!compiled)
         return out;
-    }
+    const QRegularExpression &pattern = *compiled;
     // Step ranges per (process, thread): the steps are the thread with the most of them.
     std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> stepsByThread;
     std::vector<TimeInterval> hipCalls;
@@ -172,22 +200,32 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
                                        QStringLiteral("%1 rows in all left out for bad timestamps").arg(badRows)});
         bytesBefore += reader.bytesConsumed();
     }
-    const std::vector<StepWindow> *chosen = nullptr;
-    for (const auto &[thread, steps] : stepsByThread)
-        if (!chosen || steps.size() > chosen->size())
-            chosen = &steps;
-    if (chosen) {
-        std::vector<StepWindow> steps = *chosen;
-        std::sort(steps.begin(), steps.end(),
-                  [](const StepWindow &a, const StepWindow &b) { return a.startNs < b.startNs; });
-        // A step range nested in another ("train_step" inside "step 3") is not a step of its own.
-        for (const StepWindow &s : steps)
-            if (out.steps.empty() || s.startNs >= out.steps.back().endNs)
-                out.steps.push_back(s);
-    }
+    out.steps = chooseSteps(stepsByThread);
     out.hostApiBusy = unionOf(std::move(hipCalls));
     if (progress)
         progress(bytesBefore);
+    return out;
+}
+
+ApiTraces apiTracesFrom(const HostActivity &host, const QString &stepPattern)
+{
+    ApiTraces out;
+    out.files = host.files;
+    out.runtimeName = host.runtimeName;
+    const std::optional<QRegularExpression> compiled = stepRegex(out, stepPattern);
+    if (!compiled)
+        return out;
+    std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> stepsByThread;
+    for (const MarkerRange &r : host.ranges) {
+        ++out.markerRanges;
+        if (r.endNs <= r.startNs || !compiled->match(r.name).hasMatch())
+            continue;
+        ++out.stepRanges;
+        stepsByThread[{r.process, r.thread}].push_back({r.name, r.startNs, r.endNs, false, false});
+    }
+    out.steps = chooseSteps(stepsByThread);
+    out.hipCalls = qint64(host.runtimeCalls.size());
+    out.hostApiBusy = unionOf(host.runtimeCalls);
     return out;
 }
 
@@ -199,7 +237,7 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
     const QString first = api.files.front();
     if (api.steps.empty() && api.markerRanges > 0)
         diagnostics.push_back({Severity::Info, first, 0,
-                               QStringLiteral("%1 roctx range(s), none named like a step (pattern '%2'): no steps "
+                               QStringLiteral("%1 marker range(s), none named like a step (pattern '%2'): no steps "
                                               "from markers")
                                    .arg(api.markerRanges)
                                    .arg(api.stepPattern)});
@@ -224,7 +262,7 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
                 given = true;
                 diagnostics.push_back(
                     {Severity::Info, file.file, 0,
-                     QStringLiteral("steps from roctx ranges of %1: %2 range(s) named like a step (pattern '%3'), "
+                     QStringLiteral("steps from the marker ranges of %1: %2 range(s) named like a step (pattern '%3'), "
                                     "%4 on the thread with most of them")
                          .arg(files)
                          .arg(api.stepRanges)
@@ -244,10 +282,11 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
                 file.hostBusy = api.hostApiBusy;
                 given = true;
                 diagnostics.push_back({Severity::Info, file.file, 0,
-                                       QStringLiteral("host activity from the HIP calls of %1 (%2 calls): the host is "
-                                                      "busy while it runs a HIP runtime call")
+                                       QStringLiteral("host activity from the %3 calls of %1 (%2 calls): the host is "
+                                                      "busy while it runs a %3 runtime call")
                                            .arg(files)
-                                           .arg(api.hipCalls)});
+                                           .arg(api.hipCalls)
+                                           .arg(api.runtimeName)});
             }
         }
     }

@@ -5,6 +5,7 @@
 #include "diagnostic.h"
 #include "gputimeline.h"
 #include "inputfile.h"
+#include "apitraceparser.h"
 #include "progress.h"
 
 #include <QByteArrayView>
@@ -69,6 +70,10 @@ struct KernelTrace {
     /// trace.csv rocpd2csv would make of it.
     bool referenceFileFound = false;
     bool referenceFileEmpty = false; ///< trace.csv has no header (the reference: "empty kernel trace")
+    /// Marker ranges and runtime calls the kernel files carry themselves (databases, rocprofv3 JSON,
+    /// pftrace): the loader makes steps and host activity of them (apiTracesFrom) as of the CSV
+    /// API traces.
+    HostActivity host;
     bool cancelled = false;
 };
 

@@ -303,6 +303,13 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
                                         api.diagnostics.end());
         applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
     }
+    // The same from the markers and runtime calls inside the kernel files (databases, JSON, pftrace).
+    if (!aggregator.cancelled() && !run->kernels.host.empty()) {
+        const ApiTraces api = apiTracesFrom(run->kernels.host, source.stepPattern);
+        run->kernels.diagnostics.insert(run->kernels.diagnostics.end(), api.diagnostics.begin(),
+                                        api.diagnostics.end());
+        applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
+    }
     if (!aggregator.cancelled() && !run->kernels.cancelled) {
         run->kernelTimeline = analyzeTimeline(run->kernels.timeline);
         run->kernelTimelineMeasured = true;

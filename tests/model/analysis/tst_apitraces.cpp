@@ -71,7 +71,7 @@ private slots:
         const LoadResult loaded = loadRun(fixture());
         QVERIFY2(loaded.run, qPrintable(loaded.error));
         const RunAnalysis &run = *loaded.run;
-        QVERIFY(hasDiagnostic(run, QStringLiteral("steps from roctx ranges"), Severity::Info));
+        QVERIFY(hasDiagnostic(run, QStringLiteral("steps from the marker ranges"), Severity::Info));
         QVERIFY(hasDiagnostic(run, QStringLiteral("host activity from the HIP calls"), Severity::Info));
         QVERIFY(!run.kernelTimeline.devices.empty());
         for (const DeviceTimelineAnalysis &d : run.kernelTimeline.devices) {
