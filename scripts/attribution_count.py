@@ -14,6 +14,9 @@ definitions of docs/attribution.md, without any code of the workbench:
   nesting        per (pid, tid): ranges (ops, user_annotation, python_function) sorted by begin,
                  longer first; a call at time t lies in the open ranges with end > t. The launching
                  op is the innermost op open at the call's begin.
+  GPU idle       no GPU event of the trace runs (the union of every GPU event, all devices);
+                 host_self_gpu_idle of an op = the GPU-idle part of its host self time (its
+                 interval's idle time minus the idle time inside the ops directly nested in it).
   unattributed   no runtime call with its correlation ("graph_replay_without_correlation" when the
                  event carries a nonzero "graph id", else "no_runtime_event"); a runtime call inside
                  no op ("no_enclosing_op").
@@ -30,6 +33,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import bisect
 import gzip
 import json
 import sys
@@ -79,6 +83,7 @@ def count(path: str):
     gpu = []  # (correlation or None, graph id nonzero, dur ns, name)
     calls = {}  # correlation -> op chain of its call (innermost first), [] when none
     steps = []
+    busy = []  # GPU event intervals (ns)
     order = 0
     for e in events:
         if not isinstance(e, dict) or e.get("ph") != "X":
@@ -96,6 +101,8 @@ def count(path: str):
             corr = as_int(args.get("correlation"))
             graph = as_int(args.get("graph id"))
             gpu.append((corr if corr is not None and corr >= 0 else None, bool(graph), dur, name))
+            if dur > 0:
+                busy.append((begin, begin + dur))
         elif cat in RUNTIME_CATS:
             corr = as_int(args.get("correlation"))
             if corr is None or corr < 0:
@@ -115,8 +122,36 @@ def count(path: str):
     def row(k):
         r = rows.get(k)
         if r is None:
-            r = rows[k] = dict(calls=0, host_self=0, host_total=0, device_self=0, device_total=0, kernels=0)
+            r = rows[k] = dict(calls=0, host_self=0, host_total=0, device_self=0, device_total=0, kernels=0,
+                               host_self_gpu_idle=0)
         return r
+
+    # GPU busy union, its starts and the busy time before each interval.
+    busy.sort()
+    union = []
+    for b, e in busy:
+        if union and b <= union[-1][1]:
+            union[-1][1] = max(union[-1][1], e)
+        else:
+            union.append([b, e])
+    starts = [u[0] for u in union]
+    before = [0]
+    for b, e in union:
+        before.append(before[-1] + e - b)
+
+    def idle(b, e):
+        if e <= b:
+            return 0
+        i = bisect.bisect_right(starts, b) - 1  # the interval starting at or before b
+        if i < 0:
+            i = 0
+        j = bisect.bisect_left(starts, e)       # first interval starting at or after e
+        covered = 0
+        if j > i:
+            covered = before[j] - before[i]
+            covered -= max(0, min(b, union[i][1]) - union[i][0]) if union[i][0] < b else 0
+            covered -= max(0, union[j - 1][1] - e)
+        return (e - b) - max(0, covered)
 
     for tkey, items in threads.items():
         # ranges before calls at the same begin; longer ranges first; then document order
@@ -137,8 +172,10 @@ def count(path: str):
                 r = row(what)
                 r["calls"] += 1
                 r["host_self"] += end - begin
+                r["host_self_gpu_idle"] += idle(begin, end)
                 if parent is not None:
                     row(parent[3])["host_self"] -= min(end, parent[2]) - begin
+                    row(parent[3])["host_self_gpu_idle"] -= idle(begin, min(end, parent[2]))
                 ancestors = parent[5] if parent is not None else []
                 if what not in ancestors:
                     r["host_total"] += end - begin
@@ -163,6 +200,7 @@ def count(path: str):
         for k in set(chain):
             row(k)["device_total"] += dur
     totals["steps"] = len(steps)
+    totals["gpu_busy_intervals"] = len(union)
     return rows, totals
 
 
@@ -171,6 +209,7 @@ def within(a_ns: float, b_ns: float) -> bool:
 
 
 def compare(rows, totals, report_path: str) -> bool:
+    union = totals["gpu_busy_intervals"] > 0
     with open(report_path) as f:
         report = json.load(f)
     got = {}
@@ -179,6 +218,7 @@ def compare(rows, totals, report_path: str) -> bool:
         got[(r["name"], shapes)] = r
     ok = True
     worst = 0.0
+    worst_idle = 0.0
     mismatches = []
     for k, r in rows.items():
         g = got.get(k)
@@ -192,6 +232,18 @@ def compare(rows, totals, report_path: str) -> bool:
         if g["calls"] != r["calls"] or not within(ds, r["device_self"]):
             ok = False
             mismatches.append(f"{k}: calls {g['calls']} vs {r['calls']}, device self {ds:.0f} vs {r['device_self']} ns")
+        if not union and g.get("host_self_gpu_idle_s") is not None:
+            ok = False
+            mismatches.append(f"{k}: host self in GPU idle given, but the trace has no GPU event (unknown)")
+        elif union and g.get("host_self_gpu_idle_s") is None:
+            ok = False
+            mismatches.append(f"{k}: host self in GPU idle missing")
+        elif union:
+            gi = g["host_self_gpu_idle_s"] * 1e9
+            worst_idle = max(worst_idle, abs(gi - r["host_self_gpu_idle"]))
+            if not within(gi, r["host_self_gpu_idle"]):
+                ok = False
+                mismatches.append(f"{k}: host self in GPU idle {gi:.0f} vs {r['host_self_gpu_idle']} ns")
     for k in got:
         if k not in rows:
             ok = False
@@ -207,7 +259,8 @@ def compare(rows, totals, report_path: str) -> bool:
             ok = False
             mismatches.append(f"{label}: report {value} vs count {want / 1e9}")
     print(f"rows {len(rows)} (report {len(got)}), gpu {totals['gpu_ns'] / 1e6:.3f} ms, attributed "
-          f"{totals['attributed_ns'] / 1e6:.3f} ms, worst device-self diff {worst:.0f} ns: {'OK' if ok else 'MISMATCH'}")
+          f"{totals['attributed_ns'] / 1e6:.3f} ms, worst device-self diff {worst:.0f} ns, worst host-self-in-GPU-idle "
+          f"diff {worst_idle:.0f} ns: {'OK' if ok else 'MISMATCH'}")
     for m in mismatches[:20]:
         print("  ", m)
     return ok

@@ -32,6 +32,9 @@ struct OpStats {
     qint64 deviceSelfNs = 0;   ///< summed durations of the GPU events it launched itself
     qint64 deviceTotalNs = 0;  ///< the same over it and every op nested inside it, each GPU event once
     qint64 kernels = 0;        ///< GPU events it launched itself
+    /// The part of host self time during which no GPU event of the trace ran (every device idle):
+    /// the host work the GPU waited behind (host gap, data wait). Last: rows are brace-initialised.
+    qint64 hostSelfGpuIdleNs = 0;
 };
 
 /// What kind of frame a stack holds (the flame graph colours them apart).
@@ -87,6 +90,9 @@ struct TraceAttribution {
     /// time containment of the runtime call on its thread (docs/attribution.md).
     QString linkMethod;
     bool shapesRecorded = false;  ///< some op carried "Input Dims"
+    /// The trace has GPU events on its timeline, so OpStats::hostSelfGpuIdleNs is measured (without
+    /// any, GPU idle is unknown, not the whole host time).
+    bool gpuIdleMeasured = false;
     AttributionScope wholeTrace;
     std::vector<AttributionScope> steps;  ///< in step order; empty when the trace marks none
 };

@@ -302,21 +302,24 @@ ThresholdPanel::ThresholdPanel(WorkbenchSession *session, QWidget *parent)
     connect(m_reset, &QPushButton::clicked, editor, &ThresholdEditor::resetToDefaults);
     layout->addStretch(1);
 
-    connect(live, &LiveAnalysis::thresholdsChanged, this, [this](const Thresholds &t) {
-        syncThresholds(t);
+    // The controls show the thresholds as applied: the trace's HBM capacity while it is the default.
+    connect(live, &LiveAnalysis::thresholdsChanged, this, [this, live] {
+        syncThresholds(live->appliedThresholds());
         syncRunValues();
     });
-    connect(live, &LiveAnalysis::runChanged, this, [this] {
+    connect(live, &LiveAnalysis::runChanged, this, [this, live] {
+        syncThresholds(live->appliedThresholds());
         syncRunValues();
         syncProfile();
     });
-    connect(live, &LiveAnalysis::profileChanged, this, [this] {
+    connect(live, &LiveAnalysis::profileChanged, this, [this, live] {
+        syncThresholds(live->appliedThresholds());
         syncRunValues();
         syncProfile();
     });
     // The quantities follow each recompute (--steps N re-cuts the span the measured values cover).
     connect(live, &LiveAnalysis::metricsChanged, this, &ThresholdPanel::syncRunValues);
-    syncThresholds(live->thresholds());
+    syncThresholds(live->appliedThresholds());
     syncRunValues();
     syncProfile();
 }
@@ -395,7 +398,7 @@ void ThresholdPanel::syncRunValues()
         setRunValue(ThresholdField::HostBusyAbove,
                     tr("run: %1").arg(withState(ThresholdField::HostBusyAbove, host, host.value ? formatNumber(*host.value, 2) : dash)),
                     toolTipOf(host));
-        const double capacity = live->thresholds().hbmCapacityGb;
+        const double capacity = live->appliedThresholds().hbmCapacityGb;
         setRunValue(ThresholdField::HbmTarget,
                     tr("run peak: %1")
                         .arg(withState(ThresholdField::HbmTarget, peak,

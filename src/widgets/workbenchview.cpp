@@ -478,6 +478,7 @@ void WorkbenchView::onRunChanged()
 
 void WorkbenchView::onProfileChanged()
 {
+    onThresholdsChanged();  // the applied HBM capacity depends on the profile
     updateLevels();
     updateTabTitles();
 }
@@ -529,7 +530,7 @@ void WorkbenchView::onSelectedStepChanged()
 
 void WorkbenchView::onThresholdsChanged()
 {
-    const Thresholds &t = m_session->live()->thresholds();
+    const Thresholds t = m_session->live()->appliedThresholds();
     m_telemetryPlot->setThresholds(t.gpuUtilBelowPct, t.hbmTargetPct, t.hbmCapacityGb);
     m_hostGauge->setThreshold(t.hostBusyAbove);
 }

@@ -1,4 +1,6 @@
 #include "runanalysis.h"
+
+#include "culpritfinder.h"
 #include "kernelclassifier.h"
 #include "runtraits.h"
 #include "perstep.h"
@@ -287,6 +289,7 @@ void analyzeRun(RunAnalysis &run)
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);
     explainDifferences(run);
     run.steps = analyzeSteps(run);
+    run.culprits = findCulprits(run.torch.attribution);
 }
 
 } // namespace goblin

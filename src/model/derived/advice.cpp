@@ -42,6 +42,58 @@ QJsonArray untunedGemmKernels(const RunAnalysis &run, const ProfileAnalysis &a, 
     return out;
 }
 
+/// "aten::mm [[64, 512], [512, 512]] 3.2 ms, aten::addmm 1.1 ms" — the largest few, shapes elided.
+QString culpritList(const std::vector<Culprit> &list, int limit)
+{
+    QStringList parts;
+    for (std::size_t i = 0; i < list.size() && int(i) < limit; ++i) {
+        const Culprit &c = list[i];
+        QString shapes;
+        if (c.inputShapes && !c.inputShapes->isEmpty() && *c.inputShapes != QLatin1String("[]"))
+            shapes = QLatin1Char(' ') +
+                     (c.inputShapes->size() > 48 ? c.inputShapes->left(47) + QChar(0x2026) : *c.inputShapes);
+        parts << QStringLiteral("%1%2 %3 ms").arg(c.name, shapes, ms(c.secondsPerStep));
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+QJsonArray culpritJson(const std::vector<Culprit> &list)
+{
+    QJsonArray out;
+    for (const Culprit &c : list) {
+        QJsonObject o{{QStringLiteral("name"), c.name},
+                      {QStringLiteral("seconds_per_step"), c.secondsPerStep},
+                      {QStringLiteral("gpu_events"), double(c.events)}};
+        o.insert(QStringLiteral("input_shapes"), c.inputShapes ? QJsonValue(*c.inputShapes) : QJsonValue());
+        out.append(o);
+    }
+    return out;
+}
+
+/// The sentence and the evidence naming the ops and modules behind one kernel class: "Launched by
+/// aten::mm … ; in modules Linear …". Empty when the trace attributes none of that class.
+QString whereText(const RunCulprits &culprits, CulpritClass which, const QString &what)
+{
+    const ClassCulprits &c = culprits.of(which);
+    if (!culprits.available || c.ops.empty())
+        return {};
+    QString text = QStringLiteral(" %1 launched by %2 (GPU time per step)").arg(what, culpritList(c.ops, 3));
+    if (!c.modules.empty())
+        text += QStringLiteral(", inside %1").arg(culpritList(c.modules, 2));
+    return text + QLatin1Char('.');
+}
+
+void addWhere(QJsonObject &evidence, const RunCulprits &culprits, CulpritClass which, const QString &prefix)
+{
+    if (!culprits.available)
+        return;
+    const ClassCulprits &c = culprits.of(which);
+    evidence.insert(prefix + QStringLiteral("_ops"), culpritJson(c.ops));
+    evidence.insert(prefix + QStringLiteral("_modules"), culpritJson(c.modules));
+    evidence.insert(prefix + QStringLiteral("_attributed_seconds_per_step"), c.deviceSPerStep);
+    evidence.insert(QStringLiteral("ops_scope"), culprits.scope);
+}
+
 } // namespace
 
 std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
@@ -97,6 +149,24 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
     // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
     // precision_path(5) kernel_shape(6), then unattributed.
     const bool loaderSeen = traits.hasDataLoader || terms.idleDataS > 0.0;
+    // The ops the host ran while the GPU waited: self time in all GPU-idle time, every thread. The
+    // trace cannot tell which idle second the thresholds book as data wait and which as host gap,
+    // so both advices name the same list and say so.
+    const RunCulprits &culprits = run.culprits;
+    const QString gapWhere =
+        culprits.available && !culprits.hostIdle.ops.empty()
+            ? QStringLiteral(" While the GPU was idle (data wait and host gap together) the host ran %1 (self time "
+                             "per step).")
+                  .arg(culpritList(culprits.hostIdle.ops, 4))
+            : QString();
+    const auto addIdleOps = [&](QJsonObject evidence) {
+        if (culprits.available) {
+            evidence.insert(QStringLiteral("host_ops_in_gpu_idle"), culpritJson(culprits.hostIdle.ops));
+            evidence.insert(QStringLiteral("host_self_in_gpu_idle_seconds_per_step"), culprits.hostIdle.deviceSPerStep);
+            evidence.insert(QStringLiteral("ops_scope"), culprits.scope);
+        }
+        return evidence;
+    };
     const QString dataFix =
         inference ? QStringLiteral("Batch requests and prepare inputs (tokenisation, image decoding) off the serving "
                                    "loop, and copy inputs with pinned memory and non_blocking=True.")
@@ -121,11 +191,11 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                            : QString())
             : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
     add(QStringLiteral("data_wait.input_pipeline"), 1,
-        QStringLiteral("Data wait %1 ms/step: %2. %3").arg(ms(budget.dataWait), dataWhy, dataFix),
-        withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
-                                   {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
-                                   {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
-                                   {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}}));
+        QStringLiteral("Data wait %1 ms/step: %2.%4 %3").arg(ms(budget.dataWait), dataWhy, dataFix, gapWhere),
+        addIdleOps(withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
+                                              {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
+                                              {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
+                                              {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}})));
 
     const QString gapWhy =
         terms.measured
@@ -152,16 +222,25 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                         : QStringLiteral("Capture the step with %1 graphs or torch.compile (mode=\"reduce-overhead\"), "
                                          "remove .item()/.cpu() syncs, and move other host work off the critical path.")
                               .arg(graphWord);
+    const QJsonObject gapEvidence =
+        addIdleOps(withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
+                                              {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
+                                              {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)}}));
     add(QStringLiteral("host_gap.launch_overhead"), 2,
-        QStringLiteral("Host gap %1 ms/step: %2. %3").arg(ms(budget.hostGap), gapWhy, gapFix),
-        withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
-                                   {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
-                                   {QStringLiteral("kernel_calls"), double(a.classTotals.totalCalls)}}));
+        QStringLiteral("Host gap %1 ms/step: %2.%4 %3").arg(ms(budget.hostGap), gapWhy, gapFix, gapWhere),
+        gapEvidence);
 
     const double collectiveShare =
         a.classTotals.totalNs > 0 ? double(a.classTotals.collectiveNs) / double(a.classTotals.totalNs) : 0.0;
+    QJsonObject commEvidence{
+        {QStringLiteral("exposed_comm_seconds_per_step"), terms.measured ? terms.exposedCommS : budget.commExcess},
+        {QStringLiteral("collective_seconds_per_step"), in.commExcessS},
+        {QStringLiteral("collective_share_of_kernel_time"), collectiveShare},
+        {QStringLiteral("collective_calls"), double(a.classTotals.collectiveCalls)},
+        {QStringLiteral("gpu_agents"), a.gpuAgents}};
+    addWhere(commEvidence, culprits, CulpritClass::Collective, QStringLiteral("collective"));
     add(QStringLiteral("comm_excess.overlap"), 3,
-        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents). %5")
+        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents).%6 %5")
             .arg(ms(budget.commExcess),
                  terms.measured ? QStringLiteral("exposed: no compute kernel ran beside the collectives")
                                 : QStringLiteral("in collective kernels"),
@@ -173,12 +252,9 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                  : training ? QStringLiteral("Overlap it with compute (DDP/FSDP overlap, backward prefetch) and tune the "
                                              "bucket sizes (bucket_cap_mb) so all-reduces start earlier.")
                             : QStringLiteral("Overlap it with compute (start collectives as soon as their inputs are "
-                                             "ready, on a separate stream) and check the interconnect bandwidth.")),
-        QJsonObject{{QStringLiteral("exposed_comm_seconds_per_step"), terms.measured ? terms.exposedCommS : budget.commExcess},
-                    {QStringLiteral("collective_seconds_per_step"), in.commExcessS},
-                    {QStringLiteral("collective_share_of_kernel_time"), collectiveShare},
-                    {QStringLiteral("collective_calls"), double(a.classTotals.collectiveCalls)},
-                    {QStringLiteral("gpu_agents"), a.gpuAgents}});
+                                             "ready, on a separate stream) and check the interconnect bandwidth."))
+            .arg(whereText(culprits, CulpritClass::Collective, QStringLiteral("Collectives"))),
+        commEvidence);
 
     const double hbmPeak = in.hbmPeakGb.value_or(0.0);
     add(QStringLiteral("memory_headroom.batch_size"), 4,
@@ -196,19 +272,24 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                     {QStringLiteral("hbm_target_pct"), thresholds.hbmTargetPct}});
 
     const double fp16S = double(in.fp16Ns) / 1e9, bf16S = double(in.bf16Ns) / 1e9;
+    QJsonObject precisionEvidence{{QStringLiteral("fp16_kernel_seconds"), fp16S},
+                                  {QStringLiteral("bf16_kernel_seconds"), bf16S},
+                                  {QStringLiteral("precision"), precisionName(thresholds.precision)},
+                                  {QStringLiteral("precision_weight"), thresholds.precisionWeight}};
+    addWhere(precisionEvidence, culprits, CulpritClass::Fp16Gemm, QStringLiteral("fp16_gemm"));
+    addWhere(precisionEvidence, culprits, CulpritClass::Fp32Gemm, QStringLiteral("fp32_gemm"));
     add(QStringLiteral("precision_path.bf16"), 5,
         QStringLiteral("Precision path %1 ms/step: %2 s of fp16 kernels against %3 s of bf16 (workload precision "
-                       "%4). %5")
+                       "%4).%6%7 %5")
             .arg(ms(budget.precisionPath), QString::number(fp16S, 'g', 4), QString::number(bf16S, 'g', 4),
                  precisionName(thresholds.precision),
                  inference ? QStringLiteral("Serve in bf16, and try fp8 weights and an fp8 KV cache (hipBLASLt fp8 "
                                             "GEMMs) where accuracy allows.")
                            : QStringLiteral("Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / "
-                                            "hipBLASLt fp8) where accuracy allows.")),
-        QJsonObject{{QStringLiteral("fp16_kernel_seconds"), fp16S},
-                    {QStringLiteral("bf16_kernel_seconds"), bf16S},
-                    {QStringLiteral("precision"), precisionName(thresholds.precision)},
-                    {QStringLiteral("precision_weight"), thresholds.precisionWeight}});
+                                            "hipBLASLt fp8) where accuracy allows."))
+            .arg(whereText(culprits, CulpritClass::Fp16Gemm, QStringLiteral("fp16 GEMMs")),
+                 whereText(culprits, CulpritClass::Fp32Gemm, QStringLiteral("fp32 GEMMs"))),
+        precisionEvidence);
 
     const QJsonArray untuned = untunedGemmKernels(run, a, profile, 5);
     const double genericShare = in.gemmNs > 0 ? double(in.genericGemmNs) / double(in.gemmNs) : 0.0;
@@ -216,15 +297,19 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
     for (const QJsonValue &k : untuned)
         names << QStringLiteral("%1 (%2 % of GEMM time)")
                      .arg(k[QStringLiteral("name")].toString(), pct(k[QStringLiteral("share_of_gemm_time")].toDouble()));
-    add(QStringLiteral("kernel_shape.gemm_tuning"), 6,
-        QStringLiteral("Untuned GEMM shapes %1 ms/step: %2 % of GEMM time runs in generic/fallback kernels: %3. Tune "
-                       "these shapes with hipBLASLt (HIPBLASLT_TUNING / PYTORCH_TUNABLEOP_ENABLED=1) or pad them to "
-                       "tuned sizes.")
-            .arg(ms(budget.kernelShape), pct(genericShare), names.join(QStringLiteral("; "))),
+    QJsonObject shapeEvidence =
         withQuantities(QJsonObject{{QStringLiteral("generic_gemm_share_of_gemm_time"), genericShare},
                                    {QStringLiteral("generic_gemm_seconds"), double(in.genericGemmNs) / 1e9},
                                    {QStringLiteral("gemm_seconds"), double(in.gemmNs) / 1e9},
-                                   {QStringLiteral("untuned_kernels"), untuned}}));
+                                   {QStringLiteral("untuned_kernels"), untuned}});
+    addWhere(shapeEvidence, culprits, CulpritClass::GenericGemm, QStringLiteral("generic_gemm"));
+    add(QStringLiteral("kernel_shape.gemm_tuning"), 6,
+        QStringLiteral("Untuned GEMM shapes %1 ms/step: %2 % of GEMM time runs in generic/fallback kernels: %3.%4 Tune "
+                       "these shapes with hipBLASLt (HIPBLASLT_TUNING / PYTORCH_TUNABLEOP_ENABLED=1) or pad them to "
+                       "tuned sizes.")
+            .arg(ms(budget.kernelShape), pct(genericShare), names.join(QStringLiteral("; ")),
+                 whereText(culprits, CulpritClass::GenericGemm, QStringLiteral("They are"))),
+        shapeEvidence);
 
     // What the budget cannot attribute is said too, with what would let it.
     const bool idleUnsplit = terms.measured ? !terms.hostKnown : terms.gates[1] == BucketGate::HostNotTraced;

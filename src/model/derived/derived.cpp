@@ -136,17 +136,21 @@ RunMetrics runMetrics(const RunAnalysis &run, HeuristicsProfile profile, const T
     return computeMetrics(run.profile(profile), thresholds);
 }
 
+Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given)
+{
+    // Memory telemetry has no capacity reading of its own, and the reference keeps its 192 GB.
+    // Without a peak nothing in the budget uses the capacity, but the threshold still says what the
+    // device holds rather than an MI300X's 192 GB.
+    Thresholds thresholds = given;
+    if (profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb)
+        thresholds.hbmCapacityGb = hbmCapacityDefaultGb(traceMemoryFigures(run.torch), given.hbmCapacityGb);
+    return thresholds;
+}
+
 Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given,
                       const Derived *previous)
 {
-    // When the trace's [memory] events are the budget's HBM peak (no memory telemetry, which has
-    // no capacity reading), the HBM capacity at its default is the trace's own (deviceProperties'
-    // totalGlobalMem); a typed value wins, and the reference keeps its 192 GB (docs/memory.md).
-    // Without a peak nothing in the budget uses a capacity, so the thresholds stay as given.
-    Thresholds thresholds = given;
-    if (profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb)
-        if (const TraceMemoryFigures memory = traceMemoryFigures(run.torch); memory.peakReservedGb)
-            thresholds.hbmCapacityGb = hbmCapacityDefaultGb(memory, given.hbmCapacityGb);
+    const Thresholds thresholds = appliedThresholds(run, profile, given);
     Derived d;
     d.profile = profile;
     d.thresholds = thresholds;

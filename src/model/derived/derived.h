@@ -69,6 +69,12 @@ struct Derived {
     double stepTimeS() const { return metrics.wasteBudget.terms.stepS; }
 };
 
+/// The thresholds the budget applies for `given`: the same, except the defaults the run gives
+/// itself — in the workbench profile without memory telemetry, the HBM capacity at its default is
+/// the trace's own (deviceProperties' totalGlobalMem); a typed value wins (docs/memory.md).
+/// Derived::thresholds holds it; controls and threshold lines show it.
+Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given);
+
 /// Everything above for one profile and set of thresholds. `previous` (the last result for the
 /// same run) lets a threshold drag skip cutting the span again.
 Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,

@@ -153,16 +153,10 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
         q[QuantityKey::MfuPct] = torch.mfuPct ? known(*torch.mfuPct, ValueState::Measured, metadata, QStringLiteral("the run"))
                                               : unknown(QStringLiteral("no mfu_pct in the trace's metadata"));
     }
-    double capacity = d.thresholds.hbmCapacityGb;
-    // Without memory telemetry the trace's capacity is the default (deriveResults() put it in the
-    // thresholds when the trace has a peak; without one nothing uses it, but it still says what
-    // the device holds rather than an MI300X's 192 GB).
-    bool fromTrace = false;
-    if (d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb && traceMemory.capacityGb) {
-        const double traceDefault = hbmCapacityDefaultGb(traceMemory, capacity);
-        fromTrace = traceDefault != capacity || (traceMemory.peakReservedGb && capacity == *traceMemory.capacityGb);
-        capacity = traceDefault;
-    }
+    // deriveResults() applied the trace's capacity when it is the default (appliedThresholds).
+    const double capacity = d.thresholds.hbmCapacityGb;
+    const bool fromTrace = d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb &&
+                           traceMemory.capacityGb && capacity == *traceMemory.capacityGb;
     q[QuantityKey::HbmCapacityGb] =
         known(capacity, fromTrace ? ValueState::Measured : ValueState::Estimated,
               fromTrace ? QStringLiteral("%1 (the HBM capacity threshold's default for this trace)").arg(traceMemory.capacitySource)

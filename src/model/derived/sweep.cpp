@@ -74,8 +74,9 @@ std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profi
     std::vector<SweepPoint> out;
     out.reserve(values.size());
     const StepPlan plan = planSteps(run, profile, base);  // no swept threshold changes the steps
+    const Thresholds applied = appliedThresholds(run, profile, base);  // the trace's HBM capacity, as the budget
     for (double v : values) {
-        Thresholds t = base;
+        Thresholds t = applied;
         setSweepThreshold(t, which, v);
         out.push_back({v, runMetrics(run, profile, t, plan).wasteBudget, profile});
     }
@@ -86,9 +87,10 @@ std::vector<double> sweepBreakpoints(const RunAnalysis &run, HeuristicsProfile p
                                      SweepThreshold which, const StepPlan *givenPlan)
 {
     std::vector<double> out;
+    const double capacityGb = appliedThresholds(run, profile, base).hbmCapacityGb;
     const auto hbmUsedPct = [&](std::optional<double> peakGb) {
-        if (peakGb && *peakGb > 0.0 && base.hbmCapacityGb > 0.0)
-            out.push_back(100.0 * *peakGb / base.hbmCapacityGb);
+        if (peakGb && *peakGb > 0.0 && capacityGb > 0.0)
+            out.push_back(100.0 * *peakGb / capacityGb);
     };
     // The data-wait gate is "utilisation < util line and host busy > host line": along one line a
     // value flips it only where the other half holds at `base` (the sweep keeps the other line).

@@ -4,6 +4,7 @@
 /// them at load, derived/ computes what a set of thresholds gives from them.
 
 #include "amdsmiparser.h"
+#include "culprits.h"
 #include "heuristics.h"
 #include "kernelclasses.h"
 #include "kerneltraceparser.h"
@@ -113,6 +114,9 @@ struct RunAnalysis {
     ClockAlignment clockAlignment;
     /// Training or inference, graph replay, the timeline's own checks (runtraits.h).
     RunTraitsAnalysis traits;
+    /// The ops and modules behind the generic GEMMs, fp16/fp32 GEMMs and collectives (the advice
+    /// names them), from the torch trace's attribution.
+    RunCulprits culprits;
     /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its
     /// timeline, ranks and budget; each opens as a run of its own.
     std::vector<SeparateRun> separateRuns;

@@ -48,6 +48,8 @@ void addAttributionToReport(QJsonObject &report, const TraceAttribution &attribu
                                {QStringLiteral("calls"), op.calls},
                                {QStringLiteral("host_self_s"), seconds(op.hostSelfNs)},
                                {QStringLiteral("host_total_s"), seconds(op.hostTotalNs)},
+                               {QStringLiteral("host_self_gpu_idle_s"),
+                                attribution.gpuIdleMeasured ? QJsonValue(seconds(op.hostSelfGpuIdleNs)) : QJsonValue()},
                                {QStringLiteral("device_self_s"), seconds(op.deviceSelfNs)},
                                {QStringLiteral("device_total_s"), seconds(op.deviceTotalNs)},
                                {QStringLiteral("kernels"), op.kernels}});

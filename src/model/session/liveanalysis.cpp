@@ -53,6 +53,11 @@ void LiveAnalysis::setThresholds(const Thresholds &thresholds)
         m_timer.start();
 }
 
+Thresholds LiveAnalysis::appliedThresholds() const
+{
+    return m_run ? goblin::appliedThresholds(*m_run, m_profile, m_thresholds) : m_thresholds;
+}
+
 const StepSeries *LiveAnalysis::steps() const
 {
     return m_run ? m_derived.steps() : nullptr;

@@ -34,6 +34,10 @@ public:
     void setProfile(HeuristicsProfile profile);
 
     const Thresholds &thresholds() const { return m_thresholds; }
+    /// The thresholds as the budget applies them to the current run (derived.h, appliedThresholds:
+    /// the trace's HBM capacity while the knob is at its default): what controls and threshold
+    /// lines show. Follows setThresholds() at once, before the coalesced recompute.
+    Thresholds appliedThresholds() const;
     /// Coalesced: metrics follow within kCoalesceMs.
     void setThresholds(const Thresholds &thresholds);
 

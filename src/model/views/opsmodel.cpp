@@ -26,6 +26,8 @@ qint64 nsOf(const OpStats &op, int column)
         return op.hostSelfNs;
     case OpsModel::HostTotalColumn:
         return op.hostTotalNs;
+    case OpsModel::HostSelfGpuIdleColumn:
+        return op.hostSelfGpuIdleNs;
     case OpsModel::DeviceSelfColumn:
         return op.deviceSelfNs;
     case OpsModel::DeviceTotalColumn:
@@ -87,6 +89,7 @@ void OpsModel::regroup()
         sum.calls += o.calls;
         sum.hostSelfNs += o.hostSelfNs;
         sum.hostTotalNs += o.hostTotalNs;
+        sum.hostSelfGpuIdleNs += o.hostSelfGpuIdleNs;
         sum.deviceSelfNs += o.deviceSelfNs;
         sum.deviceTotalNs += o.deviceTotalNs;
         sum.kernels += o.kernels;
@@ -168,6 +171,10 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
         return display ? QVariant(QString::number(o.calls)) : QVariant(qlonglong(o.calls));
     case KernelsColumn:
         return display ? QVariant(QString::number(o.kernels)) : QVariant(qlonglong(o.kernels));
+    case HostSelfGpuIdleColumn:
+        if (!m_attribution || !m_attribution->gpuIdleMeasured)  // no GPU events: idle is unknown, not 0
+            return display ? QVariant(QString::fromUtf16(kMissing)) : QVariant();
+        [[fallthrough]];
     case HostSelfColumn:
     case HostTotalColumn:
     case DeviceSelfColumn:
@@ -201,6 +208,9 @@ QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role
             return tr("Wall time on its thread minus the CPU ops nested directly inside, summed over calls");
         case HostTotalColumn:
             return tr("Wall time of its calls on its thread (a recursive call counted once)");
+        case HostSelfGpuIdleColumn:
+            return tr("The part of host self time during which no GPU event ran (every GPU idle): the host "
+                      "work the GPU waited behind; — when the trace has no GPU events");
         case DeviceSelfColumn:
             return tr("Summed durations of the GPU events (kernels, copies, sets) the op launched itself");
         case DeviceTotalColumn:
@@ -225,6 +235,8 @@ QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role
         return tr("Host self (ms)");
     case HostTotalColumn:
         return tr("Host total (ms)");
+    case HostSelfGpuIdleColumn:
+        return tr("Self in GPU idle (ms)");
     case DeviceSelfColumn:
         return tr("Device self (ms)");
     case DeviceTotalColumn:

@@ -27,6 +27,7 @@ public:
         CallsColumn,
         HostSelfColumn,
         HostTotalColumn,
+        HostSelfGpuIdleColumn,  ///< host self time while every GPU was idle; "—" when the trace has no GPU events
         DeviceSelfColumn,
         DeviceTotalColumn,
         KernelsColumn,

@@ -145,7 +145,15 @@ std::string_view eventThreadToken(const KinetoEvent &event)
     // first byte lies eventBytes before that end; Kineto writes "tid" before "args".
     const char *const eventEnd = args.data() + args.size();
     const char *const eventBegin = eventEnd - eventBytes;
-    const char *p = findKey(eventBegin, args.data(), "\"tid\"");
+    // Kineto writes "tid" right after "pid": look there first, not through the (long) name.
+    const char *p = nullptr;
+    if (event.fields.have & (1u << kPidKey)) {
+        const std::string_view pid = event.fields.token[kPidKey];
+        if (pid.data() > eventBegin && pid.data() + pid.size() <= args.data())
+            p = findKey(pid.data() + pid.size(), args.data(), "\"tid\"");
+    }
+    if (!p)
+        p = findKey(eventBegin, args.data(), "\"tid\"");
     if (!p)
         return {};
     const char *const end = args.data();
@@ -164,11 +172,12 @@ std::string_view eventThreadToken(const KinetoEvent &event)
     return std::string_view(start, size_t(p - start));
 }
 
-std::string inputDimsText(std::string_view args)
+std::string inputDimsText(std::string_view args, bool *keyFound)
 {
     std::string out;
     const char *const end = args.data() + args.size();
     const char *p = findKey(args.data(), end, "\"Input Dims\"");
+    *keyFound = p != nullptr;
     if (!p)
         return out;
     while (p < end && isSpace(*p))
@@ -304,8 +313,9 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
         }
         ++m_ops;
         if (haveArgs) {
-            const std::string dims = inputDimsText(args);
-            if (!dims.empty() || args.find("\"Input Dims\"") != std::string_view::npos) {
+            bool recorded = false;  // one search of the args: the key may hold a value we cannot show
+            const std::string dims = inputDimsText(args, &recorded);
+            if (recorded) {
                 m_shapes = true;
                 m_keyScratch.assign(name);
                 m_keyScratch.push_back(kKeySeparator);
@@ -472,6 +482,84 @@ struct NodeAggregate {
     qint64 launchedNs = 0;   // GPU time launched with this frame on top of the stack
     qint64 opDeviceNs = 0;   // ops: GPU time this op launched itself (device self)
     qint64 opEvents = 0;
+    qint64 idleSelfNs = 0;   // ops: host self time while no GPU event of the trace ran
+};
+
+/// The trace's GPU activity (every device, every event) as a sorted union with prefix sums, to
+/// measure how much of a host interval the GPU spent idle. Built from the GPU timeline the
+/// workbench's reader finished just before (KinetoConsumer runs first).
+class GpuBusyUnion
+{
+public:
+    explicit GpuBusyUnion(const GpuTimelineFile *file)
+    {
+        if (!file)
+            return;
+        bool sorted = true;
+        for (const GpuDeviceTimeline &d : file->devices)
+            for (const GpuEvent &e : d.events) {
+                if (e.endNs <= e.startNs)
+                    continue;
+                if (!m_union.empty() && e.startNs >= m_union.back().startNs && e.startNs <= m_union.back().endNs) {
+                    m_union.back().endNs = std::max(m_union.back().endNs, e.endNs);
+                    continue;
+                }
+                if (!m_union.empty() && e.startNs < m_union.back().startNs)
+                    sorted = false;
+                m_union.push_back({e.startNs, e.endNs});
+            }
+        if (!sorted) {
+            std::sort(m_union.begin(), m_union.end(),
+                      [](const TimeInterval &a, const TimeInterval &b) { return a.startNs < b.startNs; });
+            size_t w = 0;
+            for (size_t i = 1; i < m_union.size(); ++i) {
+                if (m_union[i].startNs <= m_union[w].endNs)
+                    m_union[w].endNs = std::max(m_union[w].endNs, m_union[i].endNs);
+                else
+                    m_union[++w] = m_union[i];
+            }
+            if (!m_union.empty())
+                m_union.resize(w + 1);
+        }
+        m_union.shrink_to_fit();
+        m_before.resize(m_union.size() + 1, 0);
+        for (size_t i = 0; i < m_union.size(); ++i)
+            m_before[i + 1] = m_before[i] + (m_union[i].endNs - m_union[i].startNs);
+    }
+    bool empty() const { return m_union.empty(); }
+
+    /// GPU-idle time inside [b, e). `cursor` belongs to one thread's walk, whose `b` never
+    /// decreases: it skips the intervals that end before b, so a walk costs O(records + union).
+    qint64 idleIn(qint64 b, qint64 e, size_t &cursor) const
+    {
+        if (e <= b)
+            return 0;
+        const size_t n = m_union.size();
+        while (cursor < n && m_union[cursor].endNs <= b)
+            ++cursor;
+        // The first interval starting at or after e, by galloping from the cursor.
+        size_t lo = cursor, hi = cursor, step = 1;
+        while (hi < n && m_union[hi].startNs < e) {
+            lo = hi;
+            hi = cursor + step;
+            step *= 2;
+        }
+        hi = std::min(hi, n);
+        const size_t j = size_t(std::partition_point(m_union.begin() + qptrdiff(lo), m_union.begin() + qptrdiff(hi),
+                                                     [e](const TimeInterval &i) { return i.startNs < e; }) -
+                                m_union.begin());
+        qint64 busy = 0;
+        if (j > cursor) {
+            busy = m_before[j] - m_before[cursor];
+            busy -= std::max<qint64>(0, b - m_union[cursor].startNs);
+            busy -= std::max<qint64>(0, m_union[j - 1].endNs - e);
+        }
+        return (e - b) - std::max<qint64>(0, busy);
+    }
+
+private:
+    std::vector<TimeInterval> m_union;
+    std::vector<qint64> m_before;  // busy time of the intervals before index i
 };
 
 struct CallInfo {
@@ -590,6 +678,11 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         int step;
     };
     std::vector<Open> stack;
+    // Host self time during GPU idle: the ops the host ran while the GPU waited (the host-gap
+    // advice names them). The GPU timeline of this file was finished by the workbench's reader.
+    const GpuBusyUnion gpuBusy(out.timeline.files.empty() ? nullptr : &out.timeline.files.back());
+    size_t idleCursor = 0;
+    result.gpuIdleMeasured = !gpuBusy.empty();
     auto visit = [&](const CpuRecord &r) {
         while (!stack.empty() && stack.back().end <= r.begin)
             stack.pop_back();
@@ -627,20 +720,30 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
                     recursive = true;
                     break;
                 }
+        const qint64 idleNs = r.kind == KindOp && !gpuBusy.empty() ? gpuBusy.idleIn(r.begin, r.end, idleCursor) : 0;
         forScopes(step, [&](ScopeData &s) {
             NodeAggregate &a = s.at(node);
             ++a.calls;
             a.hostNs += durNs;
             if (r.kind == KindOp) {
                 a.hostSelfNs += durNs;
+                a.idleSelfNs += idleNs;
                 if (!recursive)
                     a.hostTotalNs += durNs;
             }
         });
         if (r.kind == KindOp && topOp >= 0) {
             const Open &parent = stack[size_t(topOp)];
-            const qint64 insideNs = std::min(r.end, parent.end) - r.begin;
-            forScopes(parent.step, [&](ScopeData &s) { s.at(parent.node).hostSelfNs -= insideNs; });
+            const qint64 insideEnd = std::min(r.end, parent.end);
+            const qint64 insideNs = insideEnd - r.begin;
+            const qint64 idleInsideNs = insideEnd == r.end ? idleNs
+                                        : gpuBusy.empty()   ? 0
+                                                            : gpuBusy.idleIn(r.begin, insideEnd, idleCursor);
+            forScopes(parent.step, [&](ScopeData &s) {
+                NodeAggregate &p = s.at(parent.node);
+                p.hostSelfNs -= insideNs;
+                p.idleSelfNs -= idleInsideNs;
+            });
         }
         stack.push_back({r.end, node, r.key, r.kind, step});
     };
@@ -648,6 +751,7 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
     // the stream as it lies, the late records merged in.
     for (ThreadLog &log : m_cpu) {
         stack.clear();
+        idleCursor = 0;
         std::stable_sort(log.late.begin(), log.late.end(), joinBefore);
         size_t next = 0;
         forEachCpu(log, [&](const CpuRecord &r) {
@@ -737,6 +841,7 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
             r.calls += a.calls;
             r.hostSelfNs += a.hostSelfNs;
             r.hostTotalNs += a.hostTotalNs;
+            r.hostSelfGpuIdleNs += a.idleSelfNs;
             r.deviceSelfNs += a.opDeviceNs;
             r.kernels += a.opEvents;
             if (a.opDeviceNs == 0)

@@ -29,8 +29,9 @@ namespace goblin::workbench {
 std::string_view eventThreadToken(const kineto::KinetoEvent &event);
 
 /// args["Input Dims"] of an op as compact JSON text (whitespace outside strings removed); empty
-/// when the args object has no such member at depth 1.
-std::string inputDimsText(std::string_view args);
+/// when the args object has no such member at depth 1, or a value that cannot be shown (cut off).
+/// `keyFound`: the member is there (record_shapes was on), whatever its value.
+std::string inputDimsText(std::string_view args, bool *keyFound);
 
 class AttributionConsumer final : public kineto::EventConsumer
 {

@@ -133,7 +133,7 @@ private slots:
             // The seed's formulas, exactly as computeMetrics gives them.
             QVERIFY(!d.plan.series);
             QVERIFY(!d.steps());
-            const RunMetrics seed = computeMetrics(run->profile(p), t);
+            const RunMetrics seed = computeMetrics(run->profile(p), appliedThresholds(*run, p, t));
             QVERIFY(d.metrics.wasteBudget == seed.wasteBudget);
             QCOMPARE(d.metrics.steps, seed.steps);
             break;

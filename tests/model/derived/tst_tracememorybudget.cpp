@@ -106,12 +106,33 @@ private slots:
         QCOMPARE(peak.state, ValueState::Unknown);
         QCOMPARE(d.metrics.wasteBudget.states[4], ValueState::Unknown);
         QCOMPARE(int(d.metrics.wasteBudget.terms.gates[4]), int(BucketGate::NoHbmTelemetry));
-        // Nothing uses a capacity without a peak, so the thresholds stay as given; the quantity
-        // still shows the trace's (deviceProperties: make_run's MI300X, 205,822,885,888 B).
-        QCOMPARE(d.thresholds.hbmCapacityGb, Thresholds{}.hbmCapacityGb);
+        // Nothing uses a capacity without a peak, but the threshold (as the panel and the charts
+        // show it) and the quantity are the trace's (deviceProperties: make_run's MI300X,
+        // 205,822,885,888 B), not an MI300X's nominal 192 GB.
+        const double traceGb = 205822885888.0 / kBytesPerHbmGb;
+        QVERIFY(near(d.thresholds.hbmCapacityGb, traceGb));
+        QVERIFY(near(appliedThresholds(*run, HeuristicsProfile::Workbench, Thresholds{}).hbmCapacityGb, traceGb));
         const Quantity &capacity = d.quantities[QuantityKey::HbmCapacityGb];
-        QVERIFY(capacity.value && near(*capacity.value, 205822885888.0 / kBytesPerHbmGb));
+        QVERIFY(capacity.value && near(*capacity.value, traceGb));
+        QCOMPARE(capacity.state, ValueState::Measured);
         QVERIFY2(capacity.source.contains(QLatin1String("totalGlobalMem")), qPrintable(capacity.source));
+        // The reference keeps its 192 GB; a typed value wins.
+        QCOMPARE(deriveResults(*run, HeuristicsProfile::Reference, Thresholds{}).thresholds.hbmCapacityGb,
+                 Thresholds{}.hbmCapacityGb);
+        Thresholds typed;
+        typed.hbmCapacityGb = 40.0;
+        QCOMPARE(deriveResults(*run, HeuristicsProfile::Workbench, typed).thresholds.hbmCapacityGb, 40.0);
+    }
+
+    void deviceCapacityWithoutMemoryEvents()
+    {
+        // A V100 16GB trace with deviceProperties and no [memory] events: the capacity the window
+        // shows is 15.8 GB (2^30-byte GB), not 192.
+        const auto run = load(QStringLiteral("attribution/hta_v100_rank1of2_cudagraph_record_shapes.json.gz"));
+        QVERIFY(run);
+        QCOMPARE(run->torch.memory.memoryEvents, qint64(0));
+        const Derived d = deriveResults(*run, HeuristicsProfile::Workbench, Thresholds{});
+        QVERIFY(near(d.thresholds.hbmCapacityGb, 16945512448.0 / kBytesPerHbmGb));
     }
 
     void telemetryWins()

@@ -52,7 +52,24 @@ private slots:
     void linksFromBothSides_data();
     void linksFromBothSides();
     void summaryLine();
+    void selfInGpuIdleWhenMeasured();
 };
+
+void TestOpsModel::selfInGpuIdleWhenMeasured()
+{
+    TraceAttribution a = test::makeAttribution();
+    a.gpuIdleMeasured = true;
+    for (OpStats &op : a.wholeTrace.ops)
+        op.hostSelfGpuIdleNs = op.hostSelfNs / 2;
+    OpsModel model;
+    QAbstractItemModelTester tester(&model, kTesterMode);
+    model.setAttribution(std::make_shared<const TraceAttribution>(a));
+    const int row = rowOf(model, QStringLiteral("aten::addmm"), QStringLiteral("[[4096], [32, 1024], [1024, 4096]]"));
+    QVERIFY(row >= 0);
+    const QModelIndex index = model.index(row, OpsModel::HostSelfGpuIdleColumn);
+    QCOMPARE(index.data().toString(), QStringLiteral("0.900"));
+    QCOMPARE(index.data(SortRole), QVariant(qlonglong(900'000)));
+}
 
 void TestOpsModel::cells_data()
 {
@@ -83,6 +100,9 @@ void TestOpsModel::cells_data()
     QTest::newRow("sub-millisecond") << QStringLiteral("aten::empty") << QStringLiteral("—")
                                      << int(OpsModel::HostSelfColumn) << QStringLiteral("0.090")
                                      << QVariant(qlonglong(90'000));
+    // test::makeAttribution() measured no GPU idle (gpuIdleMeasured false): unknown, never 0.
+    QTest::newRow("self in GPU idle unknown") << addmm << firstShapes << int(OpsModel::HostSelfGpuIdleColumn)
+                                              << QStringLiteral("—") << QVariant();
     QTest::newRow("shapes not recorded read —, sort empty")
         << QStringLiteral("aten::empty") << QStringLiteral("—") << int(OpsModel::ShapesColumn) << QStringLiteral("—")
         << QVariant(QString());
@@ -110,7 +130,8 @@ void TestOpsModel::headersNameTheUnit()
 {
     OpsModel model;
     for (int column :
-         {OpsModel::HostSelfColumn, OpsModel::HostTotalColumn, OpsModel::DeviceSelfColumn, OpsModel::DeviceTotalColumn})
+         {OpsModel::HostSelfColumn, OpsModel::HostTotalColumn, OpsModel::HostSelfGpuIdleColumn, OpsModel::DeviceSelfColumn,
+          OpsModel::DeviceTotalColumn})
         QVERIFY2(model.headerData(column, Qt::Horizontal).toString().endsWith(QLatin1String("(ms)")),
                  qPrintable(model.headerData(column, Qt::Horizontal).toString()));
     QVERIFY(!model.headerData(OpsModel::DeviceSelfColumn, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
