@@ -485,9 +485,11 @@ struct NodeAggregate {
     qint64 idleSelfNs = 0;   // ops: host self time while no GPU event of the trace ran
 };
 
-/// The trace's GPU activity (every device, every event) as a sorted union with prefix sums, to
-/// measure how much of a host interval the GPU spent idle. Built from the GPU timeline the
-/// workbench's reader finished just before (KinetoConsumer runs first).
+/// The trace's GPU activity (every device, every event), to measure how much of a host interval
+/// the GPU spent idle. Read from the GPU timeline the workbench's reader finished just before
+/// (KinetoConsumer runs first). One device whose events run in order (starts and ends never
+/// decrease: one stream, the common case) is read in place; otherwise the events are copied into a
+/// sorted union (16 bytes per busy interval).
 class GpuBusyUnion
 {
 public:
@@ -495,6 +497,17 @@ public:
     {
         if (!file)
             return;
+        const GpuDeviceTimeline *only = nullptr;
+        int withEvents = 0;
+        for (const GpuDeviceTimeline &d : file->devices)
+            if (!d.events.empty()) {
+                only = &d;
+                ++withEvents;
+            }
+        if (withEvents == 1 && inOrder(only->events)) {
+            m_inPlace = &only->events;
+            return;
+        }
         bool sorted = true;
         for (const GpuDeviceTimeline &d : file->devices)
             for (const GpuEvent &e : d.events) {
@@ -522,44 +535,55 @@ public:
                 m_union.resize(w + 1);
         }
         m_union.shrink_to_fit();
-        m_before.resize(m_union.size() + 1, 0);
-        for (size_t i = 0; i < m_union.size(); ++i)
-            m_before[i + 1] = m_before[i] + (m_union[i].endNs - m_union[i].startNs);
     }
-    bool empty() const { return m_union.empty(); }
+    bool empty() const { return m_inPlace ? false : m_union.empty(); }
 
     /// GPU-idle time inside [b, e). `cursor` belongs to one thread's walk, whose `b` never
-    /// decreases: it skips the intervals that end before b, so a walk costs O(records + union).
+    /// decreases: it skips what ends before b (with ends in order, nothing after it does).
     qint64 idleIn(qint64 b, qint64 e, size_t &cursor) const
     {
         if (e <= b)
             return 0;
+        qint64 busy = 0;
+        if (m_inPlace) {
+            const GpuEventList &list = *m_inPlace;
+            const size_t n = list.size();
+            while (cursor < n && list[cursor].endNs <= b)
+                ++cursor;
+            qint64 covered = b;  // events may overlap their predecessor: count each instant once
+            for (size_t i = cursor; i < n && list.startNs(i) < e; ++i) {
+                const GpuEvent ev = list[i];
+                const qint64 from = std::max(ev.startNs, covered), to = std::min(ev.endNs, e);
+                if (to > from) {
+                    busy += to - from;
+                    covered = to;
+                }
+            }
+            return (e - b) - busy;
+        }
         const size_t n = m_union.size();
         while (cursor < n && m_union[cursor].endNs <= b)
             ++cursor;
-        // The first interval starting at or after e, by galloping from the cursor.
-        size_t lo = cursor, hi = cursor, step = 1;
-        while (hi < n && m_union[hi].startNs < e) {
-            lo = hi;
-            hi = cursor + step;
-            step *= 2;
-        }
-        hi = std::min(hi, n);
-        const size_t j = size_t(std::partition_point(m_union.begin() + qptrdiff(lo), m_union.begin() + qptrdiff(hi),
-                                                     [e](const TimeInterval &i) { return i.startNs < e; }) -
-                                m_union.begin());
-        qint64 busy = 0;
-        if (j > cursor) {
-            busy = m_before[j] - m_before[cursor];
-            busy -= std::max<qint64>(0, b - m_union[cursor].startNs);
-            busy -= std::max<qint64>(0, m_union[j - 1].endNs - e);
-        }
-        return (e - b) - std::max<qint64>(0, busy);
+        for (size_t i = cursor; i < n && m_union[i].startNs < e; ++i)
+            busy += std::min(e, m_union[i].endNs) - std::max(b, m_union[i].startNs);
+        return (e - b) - busy;
     }
 
 private:
+    static bool inOrder(const GpuEventList &list)
+    {
+        qint64 lastStart = std::numeric_limits<qint64>::min(), lastEnd = lastStart;
+        for (const GpuEvent &e : list) {
+            if (e.startNs < lastStart || e.endNs < lastEnd)
+                return false;
+            lastStart = e.startNs;
+            lastEnd = e.endNs;
+        }
+        return true;
+    }
+
+    const GpuEventList *m_inPlace = nullptr;
     std::vector<TimeInterval> m_union;
-    std::vector<qint64> m_before;  // busy time of the intervals before index i
 };
 
 struct CallInfo {

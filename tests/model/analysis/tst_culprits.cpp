@@ -43,6 +43,9 @@ private slots:
         QTest::newRow("resnet50 2021: DataLoader") << resnet << "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" << "-" << qint64(6) << qint64(229156000);
         QTest::newRow("resnet50 2021: copy_") << resnet << "aten::copy_" << "[[3,224,224],[3,224,224],[]]" << qint64(384) << qint64(30309000);
         const QString v100 = QStringLiteral("hta_v100_rank1of2_cudagraph_record_shapes.json.gz");
+        // make_run: one device, one stream in order (read in place, not copied into a union).
+        QTest::newRow("make_run data-bound: cat") << QStringLiteral("../traceonly/datawait-20ms/torch_profile.json.gz")
+                                                  << "aten::cat" << "-" << qint64(4) << qint64(39540448);
         QTest::newRow("V100 graphs: _local_scalar_dense") << v100 << "aten::_local_scalar_dense" << "[[]]" << qint64(30) << qint64(2612000);
     }
     void hostSelfInGpuIdleMatchesIndependentCount()
