@@ -11,5 +11,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
     cmake ninja-build g++ pkg-config dpkg-dev \
     qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev libqcustomplot-dev libgl-dev \
-    libsimdjson-dev zlib1g-dev libisal-dev libsqlite3-dev libbenchmark-dev libcsv-dev \
+    libsimdjson-dev zlib1g-dev libisal-dev libsqlite3-dev libprotozero-dev libbenchmark-dev libcsv-dev \
     qt6-qpa-plugins fonts-dejavu-core xvfb xauth time python3 "$@" > /dev/null

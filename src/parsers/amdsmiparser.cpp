@@ -7,6 +7,7 @@
 #include "reference/amdsmi.h"
 #include "reference/openfailures.h"
 #include "reference/pytext.h"
+#include "telemetry/telemetrylogs.h"
 #include "workbench/smireader.h"
 
 #include <QFile>
@@ -128,8 +129,13 @@ SmiTelemetry readBothFrom(const QByteArray &bytes, SmiTelemetry out, const QStri
         stopped.cancelled = true;
         return stopped;
     };
+    // dcgmi dmon text is no CSV: the amd-smi reader would find no header in it.
+    const telemetry::LogKind kind = telemetry::sniffTelemetryLog(QByteArrayView(bytes).first(std::min<qsizetype>(bytes.size(), 4096)));
     WorkbenchReader wb(bytes, displayName, out, gate);
-    wb.run();
+    if (kind == telemetry::LogKind::Dcgm)
+        telemetry::readTelemetryLog(kind, bytes, displayName, out);
+    else
+        wb.run();
     if (gate.cancelled())
         return cancelled();
     ReferenceOutcome ref = readReference(bytes, gate);
@@ -199,14 +205,61 @@ SmiTelemetry parseAmdSmiBytes(QByteArrayView bytes, const QString &displayName, 
     return readBothFrom(QByteArray::fromRawData(bytes.data(), bytes.size()), std::move(out), displayName, progress);
 }
 
+namespace {
+
+/// A telemetry log the inventory recognised by its content (not amd_smi.csv): the workbench
+/// reads it, the reference reads no telemetry (it opens amd_smi.csv only).
+SmiTelemetry parseTelemetryLogFile(const QString &path, const QString &displayName, const ProgressCallback &progress)
+{
+    SmiTelemetry out;
+    out.file.relativePath = displayName;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        out.diagnostics.push_back({Severity::Error, displayName, 0,
+                                   QStringLiteral("cannot be opened: %1").arg(file.errorString())});
+        return out;
+    }
+    const QByteArray bytes = file.readAll();
+    out.file.sizeBytes = bytes.size();
+    const telemetry::LogKind kind =
+        telemetry::sniffTelemetryLog(QByteArrayView(bytes).first(std::min<qsizetype>(bytes.size(), 4096)));
+    if (kind == telemetry::LogKind::None) {
+        out.diagnostics.push_back({Severity::Error, displayName, 0,
+                                   QStringLiteral("its text is no nvidia-smi, dcgmi dmon or rocm-smi log (any more): "
+                                                  "no telemetry")});
+        return out;
+    }
+    telemetry::readTelemetryLog(kind, bytes, displayName, out);
+    out.diagnostics.push_back({Severity::Info, displayName, 0,
+                               QStringLiteral("%1 log read as the run's telemetry by the workbench; the reference "
+                                              "reads amd_smi.csv only, so it has no telemetry for this run")
+                                   .arg(out.tool)});
+    if (progress)
+        progress(bytes.size());
+    return out;
+}
+
+} // namespace
+
 SmiTelemetry parseAmdSmi(const RunInventory &inventory, const ProgressCallback &progress)
 {
     const QString name = kSmiFileName;
-    if (const InputRow *row = inventory.smiTelemetry())
-        return parseAmdSmiFile(inventory.filePath(*row), name, progress);
-    // Not in the folder, or not among the files opened: what parseAmdSmiFile() says of a
-    // missing file, without looking at a file the caller left out.
-    return parseAmdSmiFile(QString(), name, progress);
+    SmiTelemetry out;
+    const InputRow *row = inventory.smiTelemetry();
+    if (row && row->relativePath != name && row->role == InputRole::SmiTelemetry)
+        out = parseTelemetryLogFile(inventory.filePath(*row), row->relativePath, progress);
+    else if (row)
+        out = parseAmdSmiFile(inventory.filePath(*row), name, progress);
+    else
+        // Not in the folder, or not among the files opened: what parseAmdSmiFile() says of a
+        // missing file, without looking at a file the caller left out.
+        out = parseAmdSmiFile(QString(), name, progress);
+    // The torch trace's wall clock, for placing the samples on its steps; only worth a look when
+    // the samples have a wall clock of their own.
+    if (!out.cancelled && !std::isnan(out.startEpochS))
+        if (const InputRow *torch = inventory.torchPrimary(); torch && torch->content != HeadContent::NotAFile)
+            out.traceClock = telemetry::readTraceWallClock(inventory.filePath(*torch), torch->relativePath);
+    return out;
 }
 
 SmiTelemetry parseAmdSmi(const QString &runDir, const ProgressCallback &progress)

@@ -26,6 +26,8 @@ struct TelemetrySample {
     int gpu = 0;               ///< amd-smi's 0-based GPU index
     double utilPct = NAN;      ///< GFX utilisation in %, NaN when N/A
     double hbmUsedGb = NAN;    ///< VRAM used in GB, NaN when N/A
+    double hbmTotalGb = NAN;   ///< VRAM of the GPU in GB when the row states it (a total column), else NaN
+    double powerW = NAN;       ///< board / socket power in W when the log has it, else NaN
     bool inJobWindow = true;   ///< false for idle samples before the first / after the last busy one
 };
 
@@ -43,6 +45,35 @@ struct SmiReading {
     QString readFailure;
 };
 
+/// The wall clock of a torch trace, for placing telemetry samples on its steps
+/// (model/analysis/telemetrysteps.h): Kineto's `baseTimeNanoseconds` is the Unix time of its ts 0.
+struct TraceWallClock {
+    QString file;                      ///< the torch trace looked at (relative path); empty: none
+    std::optional<qint64> baseTimeNs;  ///< baseTimeNanoseconds, when the trace has it
+    QString note;                      ///< how it was found, or why not
+};
+
+/// The samples that fall inside one step (model/analysis/telemetrysteps.h).
+struct TelemetryStepValues {
+    int samples = 0;          ///< samples of any GPU inside the step window
+    double utilMeanPct = NAN; ///< mean utilisation of those samples (N/A left out)
+    double hbmPeakGb = NAN;   ///< largest memory used among them
+    double powerMeanW = NAN;
+};
+
+/// Where the samples sit on the run's steps. Not read from the file: the analysis fills it
+/// (model/analysis/telemetrysteps.h) when the telemetry and the step-marked trace share a clock.
+struct TelemetryPlacement {
+    bool placed = false;
+    /// Telemetry time (TelemetrySample::timeS) at which the first step starts: step k spans
+    /// [stepZeroTimeS + startS, + durationS) on the telemetry's time axis. NaN when not placed.
+    double stepZeroTimeS = NAN;
+    double zoneOffsetS = 0.0;  ///< local-time logs (nvidia-smi): the zone found, s east of UTC
+    int samplesInSteps = 0;    ///< samples inside some step window
+    QString how;               ///< the clocks joined, or why the samples could not be placed
+    std::vector<TelemetryStepValues> steps;  ///< parallel to the run's steps (RunAnalysis::steps)
+};
+
 struct SmiTelemetry {
     std::vector<TelemetrySample> samples;  ///< workbench reading, file order
     int gpuCount = 0;
@@ -51,6 +82,23 @@ struct SmiTelemetry {
     /// Median spacing of the timestamps of consecutive samples of one GPU (s); 0 when the file
     /// has no timestamp column (then times are sample index × intervalS).
     double measuredIntervalS = 0.0;
+    QString tool = QStringLiteral("amd-smi");  ///< "amd-smi", "nvidia-smi", "dcgmi dmon", "rocm-smi"
+    /// Unix time (s) of timeS 0: the first sample's wall clock; NaN when the log has none (no
+    /// timestamp column; dcgmi dmon and rocm-smi never write one).
+    double startEpochS = NAN;
+    /// The timestamps are local time without a zone (nvidia-smi): startEpochS reads them as if
+    /// they were UTC, and whoever compares them with a Unix clock must find the zone.
+    bool wallClockLocal = false;
+    /// Resolution of the timestamps (s): 1 for amd-smi's whole Unix seconds, 0.001 for nvidia-smi.
+    double timestampResolutionS = 0.0;
+    /// The GPUs' memory (GB, the largest of the GPUs) and where it comes from ("'memory.total
+    /// [MiB]' column", "from the GPU name 'NVIDIA H100 80GB HBM3'"); unset when unknown.
+    std::optional<double> hbmTotalGb;
+    QString hbmTotalSource;
+    /// The primary torch trace's wall clock (parseAmdSmi(inventory) looks it up), so that the
+    /// analysis can place the samples on the trace's steps.
+    TraceWallClock traceClock;
+    TelemetryPlacement placement;  ///< filled by the analysis, not the reader
     SmiReading reference;
     SmiReading workbench;
     InputFileInfo file;
@@ -59,8 +107,12 @@ struct SmiTelemetry {
     bool cancelled = false;
 };
 
-/// Reads the inventory's `amd_smi.csv` (both readings; io/runinventory.h). A missing file is not an error: the reference
-/// then warns and the engine falls back to kernel time for utilisation.
+/// Reads the inventory's telemetry (both readings; io/runinventory.h): `amd_smi.csv`, else the
+/// telemetry log the inventory recognised by its content (nvidia-smi `--query-gpu` CSV, `dcgmi
+/// dmon`, `rocm-smi --csv`; telemetry/telemetrylogs.h), which only the workbench reads (the
+/// reference reads amd_smi.csv only). A missing file is not an error: the reference
+/// then warns and the engine falls back to kernel time for utilisation. Also looks up the
+/// primary torch trace's wall clock (SmiTelemetry::traceClock).
 ///
 /// Reference reading: the reference's `_read_amd_smi` bit for bit (UTF-8 text, header sniffing,
 /// repeated-header and blank-line removal, csv.DictReader, alias columns, unit rules), including

@@ -11,6 +11,11 @@
 #include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
 #include "rocpdreader.h"
+#include "pftrace/pftracereader.h"
+#include "rocprofjson/rocprofjsonreader.h"
+#include "nsys/nsysreader.h"
+#include "rpd/dbcommon.h"
+#include "rpd/rpdreader.h"
 
 #include <QDir>
 #include <QFile>
@@ -68,15 +73,51 @@ public:
         return readCsv(reader, info, QFileInfo(rel).fileName(), host, true, true);
     }
 
-    /// A rocpd database in place of trace.csv: both readings.
-    Outcome readDatabase(const QString &path, const QString &rel, int host)
+    /// A database in place of trace.csv, told by its tables (rpd/dbcommon.h): rocpd (both
+    /// readings), rocmProfileData or an Nsight Systems export (the workbench only). `rocpd` says
+    /// whether it was read as rocpd.
+    Outcome readDatabase(const QString &path, const QString &rel, int host, bool &rocpd)
     {
-        RocpdSink sink{m_names, &m_ref, m_wb, host};
         const qint64 before = m_bytesBefore;
         ProgressCallback progress;
         if (m_progress)
             progress = [this, before](qint64 done) { return m_progress(before + done); };
-        const RocpdOutcome outcome = readRocpdDatabase(path, rel, sink, m_trace, progress);
+        const dbread::Recognition kind = dbread::recognise(path);
+        rocpd = kind.kind == dbread::DatabaseKind::Other;
+        RocpdOutcome outcome;
+        if (kind.kind == dbread::DatabaseKind::Rpd) {
+            RocpdSink sink{m_names, nullptr, m_wb, host};
+            outcome = readRpdDatabase(path, rel, sink, m_trace, progress);
+        } else if (kind.kind == dbread::DatabaseKind::Nsys) {
+            RocpdSink sink{m_names, nullptr, m_wb, host};
+            outcome = readNsysDatabase(path, rel, sink, m_trace, progress);
+        } else {
+            RocpdSink sink{m_names, &m_ref, m_wb, host};
+            outcome = readRocpdDatabase(path, rel, sink, m_trace, progress);
+            if (!kind.incompleteRpd.isEmpty())
+                m_trace.diagnostics.push_back(
+                    {Severity::Warning, rel, 0,
+                     QStringLiteral("has rocmProfileData's tables but not the columns the rpd reader needs (%1); not "
+                                    "read as rpd either")
+                         .arg(kind.incompleteRpd)});
+        }
+        m_bytesBefore += QFileInfo(path).size();
+        return outcome == RocpdOutcome::Read        ? Outcome::Read
+               : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
+                                                    : Outcome::Unusable;
+    }
+
+    /// A rocprofv3 JSON or a Perfetto trace in place of a CSV kernel trace: the workbench reading
+    /// only (the reference reads trace.csv, or a rocpd database as its stand-in).
+    Outcome readKernelFile(const QString &path, const QString &rel, int host, bool json)
+    {
+        RocpdSink sink{m_names, nullptr, m_wb, host};
+        const qint64 before = m_bytesBefore;
+        ProgressCallback progress;
+        if (m_progress)
+            progress = [this, before](qint64 done) { return m_progress(before + done); };
+        const RocpdOutcome outcome = json ? readRocprofJson(path, rel, sink, m_trace, progress)
+                                          : readPftrace(path, rel, sink, m_trace, progress);
         m_bytesBefore += QFileInfo(path).size();
         return outcome == RocpdOutcome::Read        ? Outcome::Read
                : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
@@ -326,15 +367,22 @@ KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallb
         if (!databases.isEmpty()) {
             // rocprofv3's default output (ROCm 7): read as the trace.csv rocpd2csv would make.
             int read = 0;
+            QStringList others;     // rpd and nsys databases read: the workbench's alone
+            QStringList rocpdFiles; // rocpd databases read: both profiles'
             for (const QString &rel : databases) {
                 const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
                 const int host = reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
-                const auto outcome = reader.readDatabase(dir.filePath(rel), rel, host);
+                bool rocpd = true;
+                const auto outcome = reader.readDatabase(dir.filePath(rel), rel, host, rocpd);
                 if (outcome == TraceReader::Outcome::Cancelled) {
                     trace.cancelled = true;
                     return trace;
                 }
-                read += outcome == TraceReader::Outcome::Read;
+                if (outcome == TraceReader::Outcome::Read && !rocpd)
+                    others << rel;
+                else if (outcome == TraceReader::Outcome::Read)
+                    rocpdFiles << rel;
+                read += outcome == TraceReader::Outcome::Read && rocpd;
             }
             if (read > 0) {
                 trace.referenceFileFound = true;
@@ -343,7 +391,43 @@ KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallb
                      QStringLiteral("not found; both profiles read the kernels of %1 rocpd database(s) (%2) as the "
                                     "trace.csv rocpd2csv would make of them")
                          .arg(read)
-                         .arg(listFiles(databases))});
+                         .arg(listFiles(others.isEmpty() ? databases : rocpdFiles))});
+            }
+            if (!others.isEmpty())
+                trace.diagnostics.push_back(
+                    {Severity::Info, kTraceFileName, 0,
+                     QStringLiteral("not found; the workbench reads the kernels of %1 rocmProfileData/Nsight Systems "
+                                    "database(s) (%2); the reference reads neither kind")
+                         .arg(others.size())
+                         .arg(listFiles(others))});
+            if (read > 0 || !others.isEmpty()) {
+                reader.finish();
+                return trace;
+            }
+        }
+        // rocprofv3's JSON and pftrace outputs (issue 25): the workbench reads them when no CSV
+        // and no database gave kernels.
+        if (const QStringList kernelFiles = pathsOf(inventory.rocprofJsons()) + pathsOf(inventory.pftraces());
+            !kernelFiles.isEmpty()) {
+            int read = 0;
+            for (const QString &rel : kernelFiles) {
+                const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
+                const int host = reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
+                const bool json = inventory.find(rel) && inventory.find(rel)->role == InputRole::RocprofJson;
+                const auto outcome = reader.readKernelFile(dir.filePath(rel), rel, host, json);
+                if (outcome == TraceReader::Outcome::Cancelled) {
+                    trace.cancelled = true;
+                    return trace;
+                }
+                read += outcome == TraceReader::Outcome::Read;
+            }
+            if (read > 0) {
+                trace.diagnostics.push_back(
+                    {Severity::Info, kTraceFileName, 0,
+                     QStringLiteral("not found; the workbench reads the kernels of %1 rocprofv3 JSON / Perfetto "
+                                    "trace file(s) (%2); the reference reads neither kind")
+                         .arg(read)
+                         .arg(listFiles(kernelFiles))});
                 reader.finish();
                 return trace;
             }

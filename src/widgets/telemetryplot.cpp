@@ -32,6 +32,9 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
 
     plotLayout()->addElement(1, 0, m_hbmRect);
+    // On the background layer like the default axis rect: drawn on "main", its background covered
+    // whatever lies on the layers below (the step marks).
+    m_hbmRect->setLayer(QStringLiteral("background"));
     auto *margins = new QCPMarginGroup(this);
     m_utilRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_hbmRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
@@ -71,6 +74,9 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     legend->setMaximumSize(100000, QWIDGETSIZE_MAX);  // below QWIDGETSIZE_MAX even with the margins added
 
     addLayer(QStringLiteral("levels"), layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    // Step marks under the curves (a shaded step must not veil the samples), over the grid.
+    addLayer(QStringLiteral("steps"), layer(QStringLiteral("grid")), QCustomPlot::limAbove);
+    m_stepLayer = layer(QStringLiteral("steps"));
     addLayer(QStringLiteral("thresholds"), layer(QStringLiteral("levels")), QCustomPlot::limAbove);
     m_thresholdLayer = layer(QStringLiteral("thresholds"));
     m_thresholdLayer->setMode(QCPLayer::lmBuffered);
@@ -180,6 +186,8 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
             removeGraph(graph);
         graphs->clear();
     }
+    clearStepMarks();
+    m_telemetryTool = telemetry ? telemetry->tool : QStringLiteral("amd-smi");
     m_maxHbmUsedGb = 0.0;
     m_traceMemoryPeakGb = 0.0;
     m_timeMin = 0.0;
@@ -226,6 +234,8 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
         addTraceBusy(*run);
     if (run)
         addTraceMemory(*run, !hasTelemetry);
+    if (run && hasTelemetry && run->smi.placement.placed)
+        addStepMarks(*run);
     m_utilSource = hasTelemetry ? Source::Telemetry : !m_traceBusyGraphs.isEmpty() ? Source::Trace : Source::None;
     m_memorySource = hasTelemetry ? (telemetryHbm || m_traceMemoryPeakGb > 0.0 ? Source::Telemetry : Source::None)
                      : !m_traceMemoryGraphs.isEmpty() ? Source::Trace
@@ -342,6 +352,89 @@ void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves)
     }
 }
 
+void TelemetryPlot::clearStepMarks()
+{
+    for (QCPAbstractItem *item : std::as_const(m_stepLines))
+        removeItem(item);
+    for (QCPAbstractItem *item : std::as_const(m_stepShades))
+        removeItem(item);
+    m_stepLines.clear();
+    m_stepShades.clear();
+    m_stepTimes.clear();
+}
+
+void TelemetryPlot::addStepMarks(const RunAnalysis &run)
+{
+    // The analysis placed the samples on the steps: step k spans [zero + startS, + durationS) on
+    // the telemetry's time axis (telemetrysteps.h).
+    const double zero = run.smi.placement.stepZeroTimeS;
+    if (!std::isfinite(zero))
+        return;
+    QCPLayer *previous = currentLayer();
+    setCurrentLayer(m_stepLayer);
+    const auto vertical = [this](QCPAxisRect *rect, double x) {
+        // A segment from the panel's top to its bottom (a straight line ran on into the axis).
+        auto *line = new QCPItemLine(this);
+        line->setClipAxisRect(rect);
+        for (QCPItemPosition *p : {line->start, line->end}) {
+            p->setAxisRect(rect);
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            p->setTypeX(QCPItemPosition::ptPlotCoords);
+            p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        }
+        line->start->setCoords(x, 0.0);
+        line->end->setCoords(x, 1.0);
+        line->setSelectable(false);
+        m_stepLines.push_back(line);
+    };
+    const auto shade = [this](QCPAxisRect *rect, double x0, double x1) {
+        auto *r = new QCPItemRect(this);
+        r->setClipAxisRect(rect);
+        for (QCPItemPosition *p : {r->topLeft, r->bottomRight}) {
+            p->setAxisRect(rect);
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            p->setTypeX(QCPItemPosition::ptPlotCoords);
+            p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        }
+        r->topLeft->setCoords(x0, 0.0);
+        r->bottomRight->setCoords(x1, 1.0);
+        r->setSelectable(false);
+        m_stepShades.push_back(r);
+    };
+    std::vector<const StepInputs *> steps;
+    for (const StepInputs &s : run.steps.steps)
+        steps.push_back(&s);
+    std::stable_sort(steps.begin(), steps.end(), [](const StepInputs *a, const StepInputs *b) { return a->startS < b->startS; });
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+        const double x0 = zero + steps[k]->startS, x1 = x0 + steps[k]->durationS;
+        m_stepTimes.push_back(x0);
+        for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
+            vertical(rect, x0);
+            if (k % 2 == 1)
+                shade(rect, x0, x1);
+        }
+    }
+    setCurrentLayer(previous);
+}
+
+double TelemetryPlot::stepMarkTimeS(int index) const
+{
+    return index >= 0 && index < m_stepTimes.size() ? m_stepTimes[index] : NAN;
+}
+
+QList<QCPItemText *> TelemetryPlot::levelLabels() const
+{
+    return {m_utilLabel, m_hbmLabel, m_meanUtilLabel, m_hbmPeakLabel, m_capacityLabel, m_traceMemoryPeakLabel};
+}
+
+QSize TelemetryPlot::sizeHint() const
+{
+    const QSize hint = QCustomPlot::sizeHint();
+    if (collapsed() && m_hasRun)
+        return QSize(hint.width(), 2 * fontMetrics().height());
+    return hint;
+}
+
 bool TelemetryPlot::traceMemoryPeakShown() const
 {
     return m_traceMemoryPeakLine->visible();
@@ -399,10 +492,15 @@ void TelemetryPlot::relayoutPanels()
         const int height = 2 * fontMetrics().height();
         setMinimumSize(320, height);
         setMaximumHeight(height);
+        // Fixed: the layout gives its spare room to the widgets below, not to an empty band
+        // under the note (a capped Expanding plot kept claiming it).
+        setSizePolicy(sizePolicy().horizontalPolicy(), QSizePolicy::Fixed);
     } else {
         setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
         setMaximumHeight(QWIDGETSIZE_MAX);
+        setSizePolicy(sizePolicy().horizontalPolicy(), QSizePolicy::Expanding);
     }
+    updateGeometry();
     updateAxisLabels();
     applyItemVisibility();
 }
@@ -599,6 +697,24 @@ void TelemetryPlot::styleItems()
     m_capacityLine->setPen(QPen(pal.color(QPalette::Mid), 1.0, Qt::DotLine));
     for (QCPItemText *label : {m_meanUtilLabel, m_hbmPeakLabel, m_capacityLabel, m_emptyText})
         label->setColor(level);
+    // Labels sit over the curves: a backdrop of the panel's colour keeps them readable where a
+    // curve runs through them (the curve stays visible around the text).
+    QColor backdrop = pal.color(QPalette::Base);
+    backdrop.setAlpha(215);
+    for (QCPItemText *label : levelLabels()) {
+        label->setBrush(backdrop);
+        label->setPen(Qt::NoPen);
+    }
+    QColor stepLine = pal.color(QPalette::WindowText);
+    stepLine.setAlpha(isDarkPalette(pal) ? 90 : 70);
+    for (QCPItemLine *line : std::as_const(m_stepLines))
+        line->setPen(QPen(stepLine, 1.0));
+    QColor stepShade = pal.color(QPalette::WindowText);
+    stepShade.setAlpha(isDarkPalette(pal) ? 22 : 14);
+    for (QCPItemRect *r : std::as_const(m_stepShades)) {
+        r->setPen(Qt::NoPen);
+        r->setBrush(stepShade);
+    }
 }
 
 TelemetryPlot::Line TelemetryPlot::lineAt(const QPointF &pos) const
@@ -724,8 +840,8 @@ QString TelemetryPlot::meanUtilToolTip() const
     if (!m_meanUtilLine->visible())
         return m_meanUtilNote.isEmpty() ? tr("Budget utilisation: unknown (nothing measured it)")
                                         : tr("Budget utilisation: unknown — %1").arg(m_meanUtilNote);
-    return tr("The utilisation the budget used (%1), dashed; the lines are amd-smi's samples per GPU")
-        .arg(m_meanUtilNote.isEmpty() ? tr("the run") : m_meanUtilNote);
+    return tr("The utilisation the budget used (%1), dashed; the lines are %2's samples per GPU")
+        .arg(m_meanUtilNote.isEmpty() ? tr("the run") : m_meanUtilNote, m_telemetryTool);
 }
 
 void TelemetryPlot::resizeEvent(QResizeEvent *event)

@@ -36,6 +36,8 @@ public:
     /// per device) in the HBM panel. With telemetry, the trace's reserved peak is a level line in
     /// the HBM panel (the trace has no clock shared with telemetry). A panel with nothing to draw
     /// is left out and a one-line note says why; with neither panel the plot is that line alone.
+    /// When the analysis placed the telemetry on the steps (SmiTelemetry::placement), each step's
+    /// start is a thin vertical line in both panels and every other step is shaded.
     void setRun(const RunAnalysis *run);
 
     enum class Source { None, Telemetry, Trace };
@@ -56,6 +58,13 @@ public:
     bool traceMemoryPeakShown() const;
     int traceMemoryGraphCount() const { return int(m_traceMemoryGraphs.size()); }
     QCPGraph *traceMemoryGraph(int index) const { return m_traceMemoryGraphs.value(index); }
+    /// Steps marked on the time axis (telemetry placed on the steps): lines drawn, and the time
+    /// (s, on the telemetry axis) where step `index` starts.
+    int stepMarkCount() const { return int(m_stepLines.size()); }
+    double stepMarkTimeS(int index) const;
+    int stepShadeCount() const { return int(m_stepShades.size()); }
+    /// The label items that sit over the curves (tests: each has an opaque enough background).
+    QList<QCPItemText *> levelLabels() const;
     /// The run's levels the budget uses: mean utilisation and HBM peak (dashed reference lines).
     /// NaN utilisation: nothing measured it: no line, the label reads "budget util —". `utilNote`
     /// is the level's scope (or, when unknown, why), in the label and its tooltip.
@@ -109,11 +118,16 @@ protected:
     bool event(QEvent *event) override;
     void changeEvent(QEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    /// Collapsed to its note: the height of that line, so a layout gives the rest of its room to
+    /// the other widgets instead of leaving a blank band under the note.
+    QSize sizeHint() const override;
 
 private:
     void rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run);
     void addTraceBusy(const RunAnalysis &run);
     void addTraceMemory(const RunAnalysis &run, bool asCurves);
+    void addStepMarks(const RunAnalysis &run);
+    void clearStepMarks();
     /// Lays out the panels that have something to draw and the note, hides the items of the others.
     void relayoutPanels();
     void applyItemVisibility();
@@ -153,6 +167,11 @@ private:
     QCPItemStraightLine *m_traceMemoryPeakLine = nullptr;
     QCPItemText *m_traceMemoryPeakLabel = nullptr;
     QCPTextElement *m_note = nullptr;
+    QCPLayer *m_stepLayer = nullptr;                ///< under the curves, over the grid
+    QVector<QCPItemLine *> m_stepLines;             ///< a step's start, in each panel (2 per step)
+    QVector<double> m_stepTimes;                    ///< the start of each marked step (s)
+    QVector<QCPItemRect *> m_stepShades;            ///< every other step, in each panel
+    QString m_telemetryTool = QStringLiteral("amd-smi");
     Source m_utilSource = Source::None;
     Source m_memorySource = Source::None;
     bool m_meanUtilKnown = false;

@@ -146,6 +146,9 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
                             + tr(" (drag the line or use the arrow keys)"));
     m_hostGauge->setMinimumWidth(22 * em);
     m_gaugeHint->setWordWrap(true);
+    // A wrapped label asks for height it does not need; with the plot collapsed to its note the
+    // pane would keep a blank band.
+    m_gaugeHint->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
     useSecondaryText(m_gaugeHint);
     m_gaugeHint->setText(tr("Drag the red lines to change the GPU-util threshold and the HBM target; the shaded "
                             "side counts as waste. Wheel zooms time, drag pans, R resets."));
@@ -153,6 +156,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     auto *telemetryBox = new QWidget(this);
     auto *telemetryLayout = new QVBoxLayout(telemetryBox);
     telemetryLayout->setContentsMargins(0, 0, 0, 0);
+    telemetryLayout->setSizeConstraint(QLayout::SetMinAndMaxSize);  // the pane shrinks with a collapsed plot
     telemetryLayout->addWidget(m_telemetryPlot, 1);
     auto *gaugeRow = new QHBoxLayout;
     gaugeRow->addWidget(m_hostGauge, 1);

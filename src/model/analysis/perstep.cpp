@@ -120,7 +120,9 @@ void appendSteps(std::vector<StepAccumulator> &accs, const BudgetInputs &runIn, 
         s.durationS = a.durationSumNs / a.files / 1e9;
         BudgetInputs &in = s.inputs;
         in.stepTimeS = s.durationS;
-        in.hbmPeakGb = runIn.hbmPeakGb;  // no per-step HBM: telemetry has no clock shared with the trace
+        // The run's peak until placeTelemetry() (telemetrysteps.h) gives the step the peak of its own
+        // samples, where the telemetry and the trace share a wall clock.
+        in.hbmPeakGb = runIn.hbmPeakGb;
         s.utilMeasured = a.utilDevices > 0;
         in.gpuUtilKnown = s.utilMeasured || runIn.gpuUtilKnown;
         in.gpuUtilPct = s.utilMeasured ? std::min(100.0, a.utilSum / a.utilDevices * 100.0) : runIn.gpuUtilPct;

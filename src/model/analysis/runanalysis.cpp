@@ -4,6 +4,7 @@
 #include "kernelclassifier.h"
 #include "runtraits.h"
 #include "perstep.h"
+#include "telemetrysteps.h"
 
 #include "formatting.h"
 #include "kernels/accumulator.h"
@@ -289,6 +290,7 @@ void analyzeRun(RunAnalysis &run)
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);
     explainDifferences(run);
     run.steps = analyzeSteps(run);
+    placeTelemetry(run);  // per-step HBM (and utilisation without GPU events) from telemetry, when clocks meet
     run.culprits = findCulprits(run.torch.attribution);
 }
 

@@ -2,8 +2,11 @@
 
 #include "io/regularfile.h"
 #include "io/runfolder.h"
+#include "io/bytesource.h"
+#include "pftrace/pftracesniff.h"
 #include "kineto/tracediscovery.h"
 #include "syntax/utf8validator.h"
+#include "telemetry/telemetrylogs.h"
 
 #include <QDir>
 #include <QFile>
@@ -149,6 +152,48 @@ bool sniffApiTraceCsv(const Head &head)
            columns.contains(QLatin1String("start_timestamp")) && columns.contains(QLatin1String("end_timestamp"));
 }
 
+/// A GPU telemetry log with no fixed name (nvidia-smi --query-gpu CSV, dcgmi dmon, rocm-smi
+/// --csv), known by its head (telemetry/telemetrylogs.h).
+bool sniffTelemetryLog(const Head &head)
+{
+    return head.content == HeadContent::Text &&
+           telemetry::sniffTelemetryLog(QByteArrayView(head.bytes)) != telemetry::LogKind::None;
+}
+
+/// The first bytes of a file's content: its head, or for gzip the head of what it inflates to.
+QByteArray contentHead(const Head &head, qint64 max)
+{
+    if (head.content != HeadContent::Gzip)
+        return head.bytes.left(max);
+    io::ByteSource source;
+    QByteArray out(max, Qt::Uninitialized);
+    if (!source.open(io::ByteOrigin::file(head.path), nullptr))
+        return {};
+    out.resize(qsizetype(source.read(out.data(), size_t(max))));
+    return out;
+}
+
+/// rocprofv3's JSON (`--output-format json`): `{"rocprofiler-sdk-tool":[` opens the document,
+/// plain or gzip (issue 25; rocprofjson/rocprofjsonreader.h).
+bool sniffRocprofJson(const Head &head)
+{
+    if (head.content != HeadContent::Json && head.content != HeadContent::Gzip)
+        return false;
+    const QByteArray text = contentHead(head, 512);
+    qsizetype i = 0;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+        ++i;
+    return i < text.size() && text[i] == '{' && text.indexOf("\"rocprofiler-sdk-tool\"", i) >= 0;
+}
+
+/// A Perfetto trace: a TracePacket stream (pftrace/pftracesniff.h), plain or gzip.
+bool sniffPftrace(const Head &head)
+{
+    if (head.content == HeadContent::Gzip)
+        return looksLikePftrace(QByteArrayView(contentHead(head, 64)));
+    return looksLikePftrace(QByteArrayView(head.bytes));
+}
+
 /// Where a kind's files lie.
 enum class Place {
     Folder,     ///< the run folder itself (the reference's place)
@@ -180,9 +225,19 @@ const std::vector<InputKind> &inputKinds()
         {InputRole::RocpdDatabase, Place::Anywhere,
          {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"), QStringLiteral("*.sqlite3")},
          nullptr, "a database candidate"},
+        // rocprofv3's JSON and Perfetto outputs (issue 25): by their content, under their usual names.
+        {InputRole::RocprofJson, Place::Anywhere, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")},
+         &sniffRocprofJson, "a rocprofv3 JSON (--output-format json)"},
+        {InputRole::Pftrace, Place::Anywhere,
+         {QStringLiteral("*.pftrace"), QStringLiteral("*.perfetto-trace"), QStringLiteral("*.pb"),
+          QStringLiteral("*.pftrace.gz"), QStringLiteral("*.perfetto-trace.gz"), QStringLiteral("*.pb.gz")},
+         &sniffPftrace, "a Perfetto trace (TracePacket stream)"},
         {InputRole::ChromeTrace, Place::Anywhere, {QStringLiteral("*")}, &sniffChromeTrace, "a chrome trace"},
         {InputRole::ApiTrace, Place::Anywhere, {QStringLiteral("*.csv")}, &sniffApiTraceCsv,
          "a rocprofv3 API trace (roctx markers or HIP calls)"},
+        // Telemetry logs have no fixed name (nvidia-smi.csv, gpu_log.txt, dmon.log): their head decides.
+        {InputRole::SmiTelemetry, Place::Anywhere, {QStringLiteral("*")}, &sniffTelemetryLog,
+         "a GPU telemetry log (nvidia-smi, dcgmi dmon or rocm-smi)"},
         // Kernel data of other tools: read when opened alone, a hint in a folder.
         {InputRole::ProcessKernelTrace, Place::AloneOnly,
          {QStringLiteral("results.csv"), QStringLiteral("results_*.csv"), QStringLiteral("timestamps.csv"),
@@ -281,6 +336,8 @@ QString inputRoleName(InputRole role)
     case InputRole::KernelTrace: return QStringLiteral("kernel trace");
     case InputRole::ProcessKernelTrace: return QStringLiteral("per-process kernel trace");
     case InputRole::RocpdDatabase: return QStringLiteral("rocpd database");
+    case InputRole::RocprofJson: return QStringLiteral("rocprofv3 JSON");
+    case InputRole::Pftrace: return QStringLiteral("Perfetto trace");
     case InputRole::ChromeTrace: return QStringLiteral("chrome trace");
     case InputRole::SmiTelemetry: return QStringLiteral("amd-smi telemetry");
     case InputRole::ApiTrace: return QStringLiteral("API trace");
@@ -403,6 +460,25 @@ void RunInventory::choose()
                                             "when its tables are rocpd's (no CSV kernel trace)");
             }
             break;
+        case InputRole::RocprofJson:
+        case InputRole::Pftrace:
+            if (m_kernelTrace >= 0 || processTraces) {
+                row.reason = QStringLiteral("%1 beside a CSV kernel trace: not read, the CSV is")
+                                 .arg(inputRoleName(row.role));
+            } else {
+                row.read = true;
+                row.fallback = std::any_of(m_rows.begin(), m_rows.end(), [](const InputRow &r) {
+                    return r.role == InputRole::RocpdDatabase;
+                });
+                row.reason = row.fallback
+                                 ? QStringLiteral("%1: its kernels (and HIP calls, markers) are read if the databases "
+                                                  "beside it give none (the reference reads neither)")
+                                       .arg(inputRoleName(row.role))
+                                 : QStringLiteral("%1: the workbench reads its kernels, HIP calls and markers (no CSV "
+                                                  "kernel trace; the reference reads neither)")
+                                       .arg(inputRoleName(row.role));
+            }
+            break;
         case InputRole::ApiTrace:
             row.read = true;
             row.reason = QStringLiteral("a rocprofv3 API trace: roctx ranges named like steps give the kernel "
@@ -431,6 +507,28 @@ void RunInventory::choose()
         row.referenceReads = true;
         row.reason = isRegularFile(row) ? QStringLiteral("the telemetry both profiles read")
                                         : QStringLiteral("amd_smi.csv is %1: no telemetry").arg(row.contentText);
+    }
+    // Telemetry logs known by their content: the first by path is read when there is no
+    // amd_smi.csv (the reference's only telemetry), by the workbench alone; one telemetry per run.
+    {
+        std::vector<std::size_t> logs;
+        for (std::size_t i = 0; i < m_rows.size(); ++i)
+            if (m_rows[i].role == InputRole::SmiTelemetry && int(i) != indexOf(kSmiFileName))
+                logs.push_back(i);
+        std::stable_sort(logs.begin(), logs.end(),
+                         [this](std::size_t a, std::size_t b) { return m_rows[a].relativePath < m_rows[b].relativePath; });
+        for (std::size_t i : logs) {
+            InputRow &row = m_rows[i];
+            if (m_smi < 0) {
+                m_smi = int(i);
+                row.read = true;
+                row.reason = QStringLiteral("a GPU telemetry log known by its content: the workbench reads it (no "
+                                            "amd_smi.csv; the reference reads amd_smi.csv only)");
+            } else {
+                row.reason = QStringLiteral("a GPU telemetry log: not read, %1 is the run's telemetry")
+                                 .arg(m_rows[std::size_t(m_smi)].relativePath);
+            }
+        }
     }
 
     // --- chrome traces: one per rank, read once

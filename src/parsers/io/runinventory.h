@@ -44,8 +44,11 @@ enum class InputRole {
     ProcessKernelTrace,  ///< rocprofv3's `<pid>_kernel_trace.csv` (folder or sub-folder), or a kernel-trace
                          ///< CSV opened alone
     RocpdDatabase,       ///< `*.db`, `*.rpd`, `*.sqlite`, `*.sqlite3`: read as rocpd when its tables say so
+    RocprofJson,         ///< rocprofv3 `--output-format json` (`*.json[.gz]` whose head shows "rocprofiler-sdk-tool")
+    Pftrace,             ///< a Perfetto TracePacket stream (`*.pftrace`, `*.perfetto-trace`, `*.pb`, plain or .gz)
     ChromeTrace,         ///< a torch.profiler / Kineto chrome trace, plain or gzip, known by its content
-    SmiTelemetry,        ///< `amd_smi.csv` in the folder
+    SmiTelemetry,        ///< `amd_smi.csv` in the folder, or a telemetry log known by its content (nvidia-smi,
+                         ///< dcgmi dmon, rocm-smi; any name, folder or sub-folder)
     ApiTrace,            ///< rocprofv3's marker (roctx) or HIP API trace CSV: steps and host activity, by content
     LookAlike,           ///< named like an input but not read as one (kernel data the workbench does not pick up
                          ///< by itself; a `*.pt.trace.json` whose head is no chrome trace)
@@ -114,6 +117,10 @@ public:
     std::vector<const InputRow *> processKernelTraces() const { return rowsOf(InputRole::ProcessKernelTrace); }
     /// The database candidates, read only when there is no CSV kernel trace at all.
     std::vector<const InputRow *> databases() const { return rowsOf(InputRole::RocpdDatabase); }
+    /// rocprofv3 JSON files and Perfetto traces, known by their content: kernel traces read when
+    /// there is no CSV kernel trace and no database gives kernels (rocprofjson/, pftrace/).
+    std::vector<const InputRow *> rocprofJsons() const { return rowsOf(InputRole::RocprofJson); }
+    std::vector<const InputRow *> pftraces() const { return rowsOf(InputRole::Pftrace); }
     /// Kernel data the workbench does not pick up by itself (a hint in the diagnostics).
     std::vector<const InputRow *> kernelLookAlikes() const;
     /// `torch_profile.json` (in whatever form: the reference reads it, or fails to).
@@ -131,7 +138,8 @@ public:
     std::vector<const InputRow *> skippedChromeTraces() const;
     /// rocprofv3 API traces (`*_marker_api_trace.csv`, `*_hip_api_trace.csv`, known by their header).
     std::vector<const InputRow *> apiTraces() const { return rowsOf(InputRole::ApiTrace); }
-    /// `amd_smi.csv`.
+    /// The run's telemetry: `amd_smi.csv`, else the first telemetry log (by path) known by its
+    /// content (nvidia-smi, dcgmi dmon, rocm-smi); the others are listed, not read.
     const InputRow *smiTelemetry() const { return roleAt(m_smi); }
 
     /// Bytes the entries will read (the fallbacks left out): the loader's progress total.

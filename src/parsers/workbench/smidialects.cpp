@@ -29,7 +29,9 @@ std::string lowerAscii(std::string_view s)
 bool isMissingToken(std::string_view s)
 {
     const std::string l = lowerAscii(s);
-    return l.empty() || l == "n/a" || l == "[n/a]" || l == "na" || l == "none" || l == "-";
+    // nvidia-smi also writes [Not Supported] (and [Unknown Error] for a GPU it cannot read).
+    return l.empty() || l == "n/a" || l == "[n/a]" || l == "na" || l == "none" || l == "-" ||
+           l == "[not supported]" || l == "[unknown error]";
 }
 
 /// Column names the workbench knows from amd-smi, rocm-smi and nvidia-smi CSV headers (lower

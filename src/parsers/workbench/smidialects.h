@@ -15,7 +15,7 @@ namespace goblin::workbench
 
 std::string_view trimAscii(std::string_view s);
 std::string lowerAscii(std::string_view s);
-/// N/A, [N/A], NA, None, - and empty: a missing value, never zero.
+/// N/A, [N/A], [Not Supported], [Unknown Error], NA, None, - and empty: a missing value, never zero.
 bool isMissingToken(std::string_view s);
 /// Column names the workbench knows from amd-smi, rocm-smi and nvidia-smi CSV headers (lower case).
 bool isKnownColumn(const std::string &lower);

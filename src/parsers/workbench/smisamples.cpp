@@ -3,6 +3,7 @@
 #include "pynumber.h"
 #include "syntax/csvreader.h"
 #include "syntax/utf8validator.h"
+#include "telemetry/telemetrylogs.h"
 
 #include <QDateTime>
 #include <QTimeZone>
@@ -300,6 +301,11 @@ void WorkbenchReader::buildSamples()
             const double v = number(row, row.vram, vramName, vramMissing, 0.0, std::numeric_limits<double>::max());
             s.hbmUsedGb = v * gbFactor;
         }
+        if (m_totalCol >= 0) {
+            const CellValue c = readCell(row.total, unitSuffixes);
+            if (c.kind == CellValue::Kind::Value && c.value > 0)
+                s.hbmTotalGb = c.value * gbFactor;
+        }
         const int index = perGpuIndex[gpu]++;
         s.timeS = std::isnan(t) ? index * m_out.intervalS : 0.0;
         times.push_back(t);
@@ -313,6 +319,11 @@ void WorkbenchReader::buildSamples()
 
     if (m_timeCol >= 0 && !m_out.samples.empty()) {
         const double t0 = *std::min_element(times.begin(), times.end());
+        // Wall clock of the first sample, for placing the samples on a trace's steps: amd-smi
+        // writes whole Unix seconds, nvidia-smi local time to the millisecond (no zone).
+        m_out.startEpochS = t0;
+        m_out.wallClockLocal = m_tool == Tool::NvidiaSmi;
+        m_out.timestampResolutionS = m_tool == Tool::NvidiaSmi ? 0.001 : 1.0;
         std::map<int, double> lastTime;
         std::vector<double> gaps;
         for (size_t i = 0; i < m_out.samples.size(); ++i) {
@@ -355,93 +366,20 @@ void WorkbenchReader::buildSamples()
 
 void WorkbenchReader::markJobWindow()
 {
-    if (m_out.samples.empty())
-        return;
-    bool anyUtil = false;
-    for (const TelemetrySample &s : m_out.samples)
-        if (!std::isnan(s.utilPct)) {
-            anyUtil = true;
-            break;
-        }
-    if (!anyUtil) {
-        diag(Severity::Info, 0,
-             QStringLiteral("without utilisation values the job window cannot be found: all %1 samples are "
-                            "averaged, idle lead-in and tail included")
-                 .arg(m_out.samples.size()));
-        return;
-    }
-    std::map<int, std::pair<qint64, qint64>> busySpan;  // gpu -> first, last busy sample index
-    for (qint64 i = 0; i < qint64(m_out.samples.size()); ++i) {
-        const TelemetrySample &s = m_out.samples[size_t(i)];
-        if (std::isnan(s.utilPct) || s.utilPct <= kSmiIdleUtilPct)
-            continue;
-        auto it = busySpan.find(s.gpu);
-        if (it == busySpan.end())
-            busySpan[s.gpu] = {i, i};
-        else
-            it->second.second = i;
-    }
-    QStringList neverBusy;
-    std::map<int, bool> seen;
-    int outside = 0;
-    for (qint64 i = 0; i < qint64(m_out.samples.size()); ++i) {
-        TelemetrySample &s = m_out.samples[size_t(i)];
-        auto it = busySpan.find(s.gpu);
-        if (it == busySpan.end()) {
-            if (!seen[s.gpu]) {
-                seen[s.gpu] = true;
-                neverBusy << QString::number(s.gpu);
-            }
-            continue;  // a GPU that never works has no window: keep all its samples
-        }
-        if (i < it->second.first || i > it->second.second) {
-            s.inJobWindow = false;
-            ++outside;
-        }
-    }
-    m_out.samplesOutsideJob = outside;
-    if (outside > 0)
-        diag(Severity::Info, 0,
-             QStringLiteral("%1 of %2 samples lie outside the job window (at most %3 % GFX utilisation, before the "
-                            "first or after the last busy sample of their GPU) and are left out of the utilisation "
-                            "mean and the HBM average; the HBM peak is over all samples")
-                 .arg(outside)
-                 .arg(m_out.samples.size())
-                 .arg(kSmiIdleUtilPct));
-    if (!neverBusy.isEmpty())
-        diag(Severity::Info, 0,
-             QStringLiteral("GPU %1 never rose above %2 % utilisation: no job window, all of its samples are kept")
-                 .arg(neverBusy.join(QStringLiteral(", ")))
-                 .arg(kSmiIdleUtilPct));
+    telemetry::markJobWindow(m_out, m_file);
 }
 
 void WorkbenchReader::aggregate()
 {
-    SmiReading &w = m_out.workbench;
-    double utilSum = 0.0, hbmSum = 0.0;
-    int utilN = 0, hbmN = 0;
-    std::optional<double> peak;
-    for (const TelemetrySample &s : m_out.samples) {
-        if (!std::isnan(s.hbmUsedGb))
-            peak = peak ? std::max(*peak, s.hbmUsedGb) : s.hbmUsedGb;
-        if (!s.inJobWindow)
-            continue;
-        if (!std::isnan(s.utilPct)) {
-            utilSum += s.utilPct;
-            ++utilN;
-        }
-        if (!std::isnan(s.hbmUsedGb)) {
-            hbmSum += s.hbmUsedGb;
-            ++hbmN;
-        }
+    telemetry::aggregateSamples(m_out);
+    double total = NAN;
+    for (const TelemetrySample &s : m_out.samples)
+        if (!std::isnan(s.hbmTotalGb))
+            total = std::isnan(total) ? s.hbmTotalGb : std::max(total, s.hbmTotalGb);
+    if (!std::isnan(total)) {
+        m_out.hbmTotalGb = total;
+        m_out.hbmTotalSource = QStringLiteral("'%1' column").arg(QString::fromStdString(m_header[size_t(m_totalCol)]));
     }
-    if (utilN > 0)
-        w.gpuUtilPct = utilSum / utilN;
-    if (hbmN > 0)
-        w.hbmAvgGb = hbmSum / hbmN;
-    w.hbmPeakGb = peak;
-    w.utilSamples = utilN;
-    w.hbmSamples = hbmN;
 
     if (!headerFound)
         return;

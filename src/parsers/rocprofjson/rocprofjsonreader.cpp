@@ -1,0 +1,1089 @@
+#include "rocprofjson/rocprofjsonreader.h"
+
+#include "io/bytesource.h"
+#include "kernels/accumulator.h"
+#include "kernels/namepool.h"
+#include "kernels/timelinebuilder.h"
+#include "pynumber.h"
+#include "syntax/jsonscanner.h"
+
+#include <QFileInfo>
+
+#include <simdjson.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace goblin
+{
+
+namespace
+{
+
+const QString kFormat = QStringLiteral("rocprofv3-json");
+constexpr size_t kChunkBytes = size_t(1) << 20;
+constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
+constexpr int kKeepBadRecordLines = 5;
+
+/// What the splitter hands over: the kind of a value it copied out whole.
+enum class Capture : quint8 {
+    None,
+    Metadata,      ///< tool[i].metadata
+    Agent,         ///< an element of tool[i].agents
+    Symbol,        ///< an element of tool[i].kernel_symbols
+    KindNames,     ///< tool[i].strings.buffer_records: [{kind, operations: [...]}, ...]
+    MarkerString,  ///< an element of tool[i].strings.marker_api: {key: corr id, value: message}
+    RenameNames,   ///< tool[i].strings.correlation_id: {external: [{key, value}, ...]}
+    Dispatch,      ///< an element of tool[i].buffer_records.kernel_dispatch
+    HipCall,       ///< ... of buffer_records.hip_api
+    Marker,        ///< ... of buffer_records.marker_api
+};
+
+/// The containers on the way to what is read; every other value is skipped.
+enum class Node : quint8 { Root, Tools, Process, Agents, Symbols, Strings, MarkerStrings, Buffers, Records };
+
+struct Frame {
+    Node node;
+    bool object;
+    bool expectKey;
+    Capture records = Capture::None; ///< Node::Records: what its elements are
+    std::string key;                 ///< objects: the key of the member being read (raw bytes)
+};
+
+struct Agent {
+    qint64 logicalNodeId = -1;
+    int type = 0; ///< 1 CPU, 2 GPU
+};
+
+struct Dispatch {
+    qint64 startNs = 0;
+    qint64 endNs = 0;
+    quint64 agent = 0;
+    quint64 queue = 0;
+    quint64 kernelId = 0;
+    quint64 external = 0;
+    qint64 tid = 0;
+    int process = 0;
+};
+
+struct MarkerRecord {
+    qint64 startNs = 0;
+    qint64 endNs = 0;
+    qint64 tid = 0;
+    quint64 kind = 0;
+    quint64 operation = 0;
+    quint64 correlation = 0;
+    int process = 0;
+};
+
+/// One element of the tool array: one profiled process.
+struct Process {
+    qint64 pid = 0;
+    bool pidKnown = false;
+    std::unordered_map<quint64, Agent> agents; ///< id.handle ->
+    struct Symbol {
+        std::string name; ///< formatted_kernel_name, stripped as the CSV reader strips a cell
+        std::uint32_t globalId = 0;
+        bool interned = false;
+    };
+    std::unordered_map<quint64, Symbol> symbols; ///< kernel_id ->
+    std::vector<std::pair<std::string, std::vector<std::string>>> kindNames; ///< index = kind
+    std::unordered_map<quint64, std::string> markerMessages;                ///< correlation id ->
+    std::unordered_map<quint64, Process::Symbol> renamed;                   ///< external id ->
+};
+
+bool toInt64(simdjson::ondemand::value &v, qint64 &out)
+{
+    std::int64_t i;
+    if (v.get_int64().get(i) == simdjson::SUCCESS) {
+        out = i;
+        return true;
+    }
+    return false;
+}
+
+bool toUint64(simdjson::ondemand::value &v, quint64 &out)
+{
+    std::uint64_t u;
+    if (v.get_uint64().get(u) == simdjson::SUCCESS) {
+        out = u;
+        return true;
+    }
+    return false;
+}
+
+/// `{"handle": N}` or a bare number (older writers).
+bool handleOf(simdjson::ondemand::value &v, quint64 &out)
+{
+    simdjson::ondemand::json_type type;
+    if (v.type().get(type) != simdjson::SUCCESS)
+        return false;
+    if (type == simdjson::ondemand::json_type::number)
+        return toUint64(v, out);
+    simdjson::ondemand::object o;
+    if (v.get_object().get(o) != simdjson::SUCCESS)
+        return false;
+    simdjson::ondemand::value h;
+    return o.find_field_unordered("handle").get(h) == simdjson::SUCCESS && toUint64(h, out);
+}
+
+/// Calls fn(key, value) for every member of `o`, until fn returns false; false when a member is
+/// malformed or fn refused one.
+template<typename Fn>
+bool eachMember(simdjson::ondemand::object &o, Fn fn)
+{
+    for (auto result : o) {
+        simdjson::ondemand::field field;
+        if (std::move(result).get(field) != simdjson::SUCCESS)
+            return false;
+        std::string_view key;
+        if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+            return false;
+        if (!fn(key, field.value()))
+            return false;
+    }
+    return true;
+}
+
+// The records (most of the file) are parsed with simdjson's DOM parser, which runs the library's
+// best kernels (the on-demand front end compiled into this file is its generic one).
+bool domInt64(simdjson::dom::element e, qint64 &out)
+{
+    std::int64_t v;
+    if (e.get_int64().get(v) != simdjson::SUCCESS)
+        return false;
+    out = v;
+    return true;
+}
+
+bool domUint64(simdjson::dom::element e, quint64 &out)
+{
+    std::uint64_t v;
+    if (e.get_uint64().get(v) != simdjson::SUCCESS)
+        return false;
+    out = v;
+    return true;
+}
+
+/// `{"handle": N}` or a bare number.
+bool domHandle(simdjson::dom::element e, quint64 &out)
+{
+    simdjson::dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS)
+        return domUint64(e, out);
+    simdjson::dom::element h;
+    return o.at_key("handle").get(h) == simdjson::SUCCESS && domUint64(h, out);
+}
+
+class Reader : JsonScanner::Sink
+{
+public:
+    Reader(const QString &rel, RocpdSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace), m_scanner(*this)
+    {
+        m_stack.reserve(16);
+    }
+
+    /// Feeds one chunk at absolute offset `offset` (offsets follow on). False: stop (bad JSON).
+    bool feed(const char *data, size_t size);
+    void finishInput() { m_scanner.finish(); }
+    RocpdOutcome finish(InputFileInfo &info, const QString &inputProblem);
+
+private:
+    // JsonScanner::Sink: the scanner only validates; its reports are not needed.
+    void rootKey(std::string_view, qint64, qint64) override {}
+    bool valueBegin(int, char, qint64, qint64) override { return false; }
+    void valueEnd(int, qint64, bool) override {}
+
+    void split(const char *p, const char *end);
+    const char *continueValue(const char *p, const char *end);
+    void startValue(char first);
+    void captured();
+    void badRecord(const char *what);
+
+    void readMetadata(simdjson::ondemand::object o);
+    void readAgent(simdjson::ondemand::object o);
+    void readSymbol(simdjson::ondemand::object o);
+    void readKindNames(simdjson::ondemand::array a);
+    void readMarkerString(simdjson::ondemand::object o);
+    void readRenameNames(simdjson::ondemand::object o);
+    void readDispatch(simdjson::dom::object o);
+    void readTimedRecord(simdjson::dom::object o, Capture kind);
+
+    Process &process() { return m_processes.back(); }
+
+    QString m_rel;
+    RocpdSink &m_sink;
+    KernelTrace &m_trace;
+    JsonScanner m_scanner;
+    simdjson::ondemand::parser m_parser;
+    simdjson::dom::parser m_dom;
+
+    // ---- The splitter: where the bytes are in the document (valid JSON: the scanner checked).
+    std::vector<Frame> m_stack;
+    bool m_inKey = false, m_keyEscape = false;
+    bool m_rootSeen = false, m_rootObject = false, m_toolSeen = false;
+    bool m_sawContent = false; ///< a byte other than whitespace was fed
+    // A value being skipped or copied out.
+    bool m_valueActive = false;
+    Capture m_capture = Capture::None;
+    int m_valueDepth = 0;
+    bool m_valueString = false, m_valueEscape = false, m_valueScalar = false;
+    std::string m_buffer;
+    qint64 m_offset = 0;       ///< absolute offset of the next byte to split
+    qint64 m_line = 1;         ///< its line
+    qint64 m_lineStart = 0;    ///< absolute offset of its line's first byte
+    qint64 m_valueLine = 0;    ///< where the value being copied began
+    qint64 m_valueColumn = 0;
+
+    // ---- What was read.
+    std::vector<Process> m_processes;
+    std::vector<Dispatch> m_dispatches;
+    std::vector<MarkerRecord> m_markers;
+    qint64 m_hipCalls = 0;
+    qint64 m_badRecords = 0;
+    std::vector<std::pair<qint64, QString>> m_badRecordLines; ///< the first few: line, what
+};
+
+bool Reader::feed(const char *data, size_t size)
+{
+    if (m_scanner.failed())
+        return false;
+    const qint64 base = m_offset;
+    for (size_t i = 0; !m_sawContent && i < size; ++i)
+        m_sawContent = data[i] != ' ' && data[i] != '\n' && data[i] != '\r' && data[i] != '\t';
+    m_scanner.feed(data, size);
+    // Only the bytes the scanner accepted are split: nothing after a syntax error is read.
+    size_t valid = size;
+    if (m_scanner.failed())
+        valid = size_t(std::clamp<qint64>(m_scanner.stopOffset() - base, 0, qint64(size)));
+    split(data, data + valid);
+    return !m_scanner.failed();
+}
+
+void Reader::split(const char *p, const char *end)
+{
+    auto advanceTo = [&](const char *q) {
+        m_offset += q - p;
+        p = q;
+    };
+    while (p < end) {
+        if (m_valueActive) {
+            advanceTo(continueValue(p, end));
+            continue;
+        }
+        if (m_inKey) {
+            const char *q = p;
+            while (q < end) {
+                const char c = *q;
+                if (m_keyEscape) {
+                    m_keyEscape = false;
+                } else if (c == '\\') {
+                    m_keyEscape = true;
+                } else if (c == '"') {
+                    break;
+                }
+                ++q;
+            }
+            m_stack.back().key.append(p, size_t(q - p));
+            if (q < end) {
+                m_inKey = false;
+                m_stack.back().expectKey = false;
+                ++q;
+            }
+            advanceTo(q);
+            continue;
+        }
+        const char c = *p;
+        switch (c) {
+        case '\n':
+            ++m_line;
+            m_lineStart = m_offset + 1;
+            [[fallthrough]];
+        case ' ':
+        case '\t':
+        case '\r':
+        case ':':
+            advanceTo(p + 1);
+            continue;
+        case ',':
+            if (!m_stack.empty() && m_stack.back().object)
+                m_stack.back().expectKey = true;
+            advanceTo(p + 1);
+            continue;
+        case '}':
+        case ']':
+            if (!m_stack.empty())
+                m_stack.pop_back();
+            advanceTo(p + 1);
+            continue;
+        case '"':
+            if (!m_stack.empty() && m_stack.back().object && m_stack.back().expectKey) {
+                m_inKey = true;
+                m_keyEscape = false;
+                m_stack.back().key.clear();
+                advanceTo(p + 1);
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        startValue(c);
+        if (!m_valueActive)
+            advanceTo(p + 1); // a container descended into: its '{' or '[' is consumed
+    }
+}
+
+/// The bytes of interest in 64 bytes of text, one bit per byte.
+struct Block64 {
+    quint64 quote = 0, backslash = 0, open = 0, close = 0, newline = 0;
+};
+
+Block64 classify64(const char *p)
+{
+    Block64 b;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), brace = _mm_set1_epi8('{'),
+                  bracket = _mm_set1_epi8('['), braceEnd = _mm_set1_epi8('}'), bracketEnd = _mm_set1_epi8(']'),
+                  newline = _mm_set1_epi8('\n');
+    for (int k = 0; k < 4; ++k) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * k));
+        const int shift = 16 * k;
+        auto bits = [&](__m128i m) { return quint64(quint32(_mm_movemask_epi8(m))) << shift; };
+        b.quote |= bits(_mm_cmpeq_epi8(x, quote));
+        b.backslash |= bits(_mm_cmpeq_epi8(x, backslash));
+        b.open |= bits(_mm_or_si128(_mm_cmpeq_epi8(x, brace), _mm_cmpeq_epi8(x, bracket)));
+        b.close |= bits(_mm_or_si128(_mm_cmpeq_epi8(x, braceEnd), _mm_cmpeq_epi8(x, bracketEnd)));
+        b.newline |= bits(_mm_cmpeq_epi8(x, newline));
+    }
+#else
+    for (int i = 0; i < 64; ++i) {
+        const quint64 bit = quint64(1) << i;
+        switch (p[i]) {
+        case '"': b.quote |= bit; break;
+        case '\\': b.backslash |= bit; break;
+        case '{':
+        case '[': b.open |= bit; break;
+        case '}':
+        case ']': b.close |= bit; break;
+        case '\n': b.newline |= bit; break;
+        default: break;
+        }
+    }
+#endif
+    return b;
+}
+
+/// Bit i = parity of the bits 0..i of x: which bytes lie inside a string (an opening quote counts
+/// in, its closing quote out).
+quint64 prefixXor(quint64 x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/// A value starts with `first` (not consumed): descend into it, copy it out, or skip it.
+void Reader::startValue(char first)
+{
+    const bool container = first == '{' || first == '[';
+    auto descend = [&](Node node, Capture records = Capture::None) {
+        m_stack.push_back({node, first == '{', first == '{', records, {}});
+    };
+    auto take = [&](Capture what) {
+        m_valueActive = true;
+        m_capture = what;
+        m_valueDepth = 0;
+        m_valueString = false;
+        m_valueEscape = false;
+        m_valueScalar = !container && first != '"';
+        m_buffer.clear();
+        m_valueLine = m_line;
+        m_valueColumn = m_offset - m_lineStart + 1;
+    };
+    if (m_stack.empty()) {
+        if (!m_rootSeen) {
+            m_rootSeen = true;
+            m_rootObject = first == '{';
+            if (m_rootObject) {
+                descend(Node::Root);
+                return;
+            }
+        }
+        take(Capture::None);
+        return;
+    }
+    const Frame &f = m_stack.back();
+    const std::string &key = f.key;
+    switch (f.node) {
+    case Node::Root:
+        if (key == "rocprofiler-sdk-tool" && first == '[') {
+            m_toolSeen = true;
+            return descend(Node::Tools);
+        }
+        break;
+    case Node::Tools:
+        if (first == '{') {
+            m_processes.emplace_back();
+            return descend(Node::Process);
+        }
+        break;
+    case Node::Process:
+        if (key == "metadata" && first == '{')
+            return take(Capture::Metadata);
+        if (key == "agents" && first == '[')
+            return descend(Node::Agents);
+        if (key == "kernel_symbols" && first == '[')
+            return descend(Node::Symbols);
+        if (key == "strings" && first == '{')
+            return descend(Node::Strings);
+        if (key == "buffer_records" && first == '{')
+            return descend(Node::Buffers);
+        break;
+    case Node::Agents:
+        if (first == '{')
+            return take(Capture::Agent);
+        break;
+    case Node::Symbols:
+        if (first == '{')
+            return take(Capture::Symbol);
+        break;
+    case Node::Strings:
+        if (key == "buffer_records" && first == '[')
+            return take(Capture::KindNames);
+        if (key == "marker_api" && first == '[')
+            return descend(Node::MarkerStrings);
+        if (key == "correlation_id" && first == '{')
+            return take(Capture::RenameNames);
+        break;
+    case Node::MarkerStrings:
+        if (first == '{')
+            return take(Capture::MarkerString);
+        break;
+    case Node::Buffers:
+        if (first == '[') {
+            if (key == "kernel_dispatch")
+                return descend(Node::Records, Capture::Dispatch);
+            if (key == "hip_api")
+                return descend(Node::Records, Capture::HipCall);
+            if (key == "marker_api")
+                return descend(Node::Records, Capture::Marker);
+        }
+        break;
+    case Node::Records:
+        if (first == '{')
+            return take(f.records);
+        break;
+    }
+    take(Capture::None);
+}
+
+/// Skips or copies the active value from `p`; returns where it stopped (its end, or `end`).
+const char *Reader::continueValue(const char *p, const char *end)
+{
+    const char *const from = p;
+    const char *q = p;
+    bool done = false;
+    if (m_valueScalar) {
+        // A number or literal: it ends before a delimiter (the scanner checked its spelling).
+        while (q < end) {
+            const char c = *q;
+            if (c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+                done = true;
+                break;
+            }
+            ++q;
+        }
+    } else {
+        while (q < end) {
+            // 64 bytes at a time while inside a container and no backslash is near: the quotes'
+            // prefix parity tells which bytes are inside strings, the brackets outside them move
+            // the depth (the technique of simdjson's stage 1, without its escape handling).
+            if (m_valueDepth > 0 && !m_valueEscape && end - q >= 64) {
+                const Block64 b = classify64(q);
+                if (b.backslash == 0) {
+                    const quint64 inString = prefixXor(b.quote) ^ (m_valueString ? ~quint64(0) : 0);
+                    quint64 structural = (b.open | b.close) & ~inString;
+                    int stop = -1;
+                    while (structural) {
+                        const int i = __builtin_ctzll(structural);
+                        structural &= structural - 1;
+                        if ((b.open >> i) & 1) {
+                            ++m_valueDepth;
+                        } else if (--m_valueDepth == 0) {
+                            stop = i;
+                            break;
+                        }
+                    }
+                    const int used = stop < 0 ? 64 : stop + 1;
+                    const quint64 usedMask = used == 64 ? ~quint64(0) : (quint64(1) << used) - 1;
+                    if (const quint64 newlines = b.newline & usedMask) {
+                        m_line += __builtin_popcountll(newlines);
+                        m_lineStart = m_offset + (q - from) + (63 - __builtin_clzll(newlines)) + 1;
+                    }
+                    m_valueString = stop < 0 && ((inString >> 63) & 1);
+                    q += used;
+                    if (stop >= 0) {
+                        done = true;
+                        break;
+                    }
+                    continue;
+                }
+            }
+            const char c = *q;
+            if (m_valueString) {
+                if (m_valueEscape)
+                    m_valueEscape = false;
+                else if (c == '\\')
+                    m_valueEscape = true;
+                else if (c == '"') {
+                    m_valueString = false;
+                    if (m_valueDepth == 0) {
+                        ++q;
+                        done = true;
+                        break;
+                    }
+                }
+                ++q;
+                continue;
+            }
+            switch (c) {
+            case '"':
+                m_valueString = true;
+                break;
+            case '{':
+            case '[':
+                ++m_valueDepth;
+                break;
+            case '}':
+            case ']':
+                if (--m_valueDepth == 0) {
+                    ++q;
+                    done = true;
+                }
+                break;
+            case '\n':
+                ++m_line;
+                m_lineStart = m_offset + (q - from) + 1;
+                break;
+            default:
+                break;
+            }
+            if (done)
+                break;
+            ++q;
+        }
+    }
+    if (m_capture != Capture::None)
+        m_buffer.append(from, size_t(q - from));
+    if (done) {
+        m_valueActive = false;
+        if (m_capture != Capture::None)
+            captured();
+    }
+    return q;
+}
+
+void Reader::badRecord(const char *what)
+{
+    ++m_badRecords;
+    if (m_badRecordLines.size() < size_t(kKeepBadRecordLines))
+        m_badRecordLines.emplace_back(m_valueLine, QStringLiteral("%1 (column %2)").arg(QLatin1String(what)).arg(m_valueColumn));
+}
+
+void Reader::captured()
+{
+    const size_t size = m_buffer.size();
+    m_buffer.reserve(size + simdjson::SIMDJSON_PADDING);
+    if (m_capture == Capture::Dispatch || m_capture == Capture::HipCall || m_capture == Capture::Marker) {
+        simdjson::dom::element e;
+        simdjson::dom::object o;
+        if (m_dom.parse(m_buffer.data(), size, false).get(e) != simdjson::SUCCESS)
+            return badRecord("a value simdjson cannot parse");
+        if (e.get_object().get(o) != simdjson::SUCCESS)
+            return badRecord("a record that is not an object");
+        return m_capture == Capture::Dispatch ? readDispatch(o) : readTimedRecord(o, m_capture);
+    }
+    simdjson::ondemand::document doc;
+    if (m_parser.iterate(m_buffer.data(), size, m_buffer.capacity()).get(doc) != simdjson::SUCCESS)
+        return badRecord("a value simdjson cannot parse");
+    if (m_capture == Capture::KindNames) {
+        simdjson::ondemand::array a;
+        if (doc.get_array().get(a) != simdjson::SUCCESS)
+            return badRecord("strings.buffer_records is not an array");
+        return readKindNames(a);
+    }
+    simdjson::ondemand::object o;
+    if (doc.get_object().get(o) != simdjson::SUCCESS)
+        return badRecord("a record that is not an object");
+    switch (m_capture) {
+    case Capture::Metadata: return readMetadata(o);
+    case Capture::Agent: return readAgent(o);
+    case Capture::Symbol: return readSymbol(o);
+    case Capture::MarkerString: return readMarkerString(o);
+    case Capture::RenameNames: return readRenameNames(o);
+    default: return;
+    }
+}
+
+void Reader::readMetadata(simdjson::ondemand::object o)
+{
+    simdjson::ondemand::value v;
+    qint64 pid = 0;
+    if (o.find_field_unordered("pid").get(v) == simdjson::SUCCESS && toInt64(v, pid)) {
+        process().pid = pid;
+        process().pidKnown = true;
+    }
+}
+
+void Reader::readAgent(simdjson::ondemand::object o)
+{
+    quint64 handle = 0;
+    bool haveId = false;
+    Agent agent;
+    const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
+        if (key == "id")
+            haveId = handleOf(v, handle);
+        else if (key == "logical_node_id")
+            toInt64(v, agent.logicalNodeId);
+        else if (key == "type") {
+            qint64 t = 0;
+            if (toInt64(v, t))
+                agent.type = int(t);
+        }
+        return true;
+    });
+    if (!ok || !haveId)
+        return badRecord("an agent without id.handle");
+    process().agents[handle] = agent;
+}
+
+void Reader::readSymbol(simdjson::ondemand::object o)
+{
+    quint64 id = 0;
+    bool haveId = false, haveName = false;
+    std::string name;
+    const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
+        if (key == "kernel_id") {
+            haveId = toUint64(v, id);
+        } else if (key == "formatted_kernel_name") {
+            std::string_view s;
+            haveName = v.get_string().get(s) == simdjson::SUCCESS;
+            if (haveName)
+                name = std::string(pythonStrip(s));
+        }
+        return true;
+    });
+    if (!ok || !haveId || !haveName)
+        return badRecord("a kernel symbol without kernel_id or formatted_kernel_name");
+    process().symbols[id].name = std::move(name);
+}
+
+void Reader::readKindNames(simdjson::ondemand::array a)
+{
+    auto &names = process().kindNames;
+    names.clear();
+    for (auto element : a) {
+        simdjson::ondemand::object o;
+        if (element.get_object().get(o) != simdjson::SUCCESS)
+            return badRecord("strings.buffer_records holds a non-object");
+        std::pair<std::string, std::vector<std::string>> entry;
+        const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
+            if (key == "kind") {
+                std::string_view s;
+                if (v.get_string().get(s) == simdjson::SUCCESS)
+                    entry.first = std::string(s);
+            } else if (key == "operations") {
+                simdjson::ondemand::array ops;
+                if (v.get_array().get(ops) != simdjson::SUCCESS)
+                    return true;
+                for (auto op : ops) {
+                    std::string_view s;
+                    entry.second.emplace_back(op.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string());
+                }
+            }
+            return true;
+        });
+        if (!ok)
+            return badRecord("strings.buffer_records holds a malformed entry");
+        names.push_back(std::move(entry));
+    }
+}
+
+/// cereal writes a std::map as [{"key": k, "value": v}, ...].
+bool keyValue(simdjson::ondemand::object &o, quint64 &key, std::string &value)
+{
+    bool haveKey = false, haveValue = false;
+    const bool ok = eachMember(o, [&](std::string_view k, simdjson::ondemand::value &v) {
+        if (k == "key") {
+            haveKey = toUint64(v, key);
+        } else if (k == "value") {
+            std::string_view s;
+            haveValue = v.get_string().get(s) == simdjson::SUCCESS;
+            if (haveValue)
+                value = std::string(s);
+        }
+        return true;
+    });
+    return ok && haveKey && haveValue;
+}
+
+void Reader::readMarkerString(simdjson::ondemand::object o)
+{
+    quint64 key = 0;
+    std::string value;
+    if (!keyValue(o, key, value))
+        return badRecord("a strings.marker_api entry without key and value");
+    process().markerMessages[key] = std::move(value);
+}
+
+void Reader::readRenameNames(simdjson::ondemand::object o)
+{
+    simdjson::ondemand::array a;
+    if (o.find_field_unordered("external").get_array().get(a) != simdjson::SUCCESS)
+        return;
+    for (auto element : a) {
+        simdjson::ondemand::object e;
+        quint64 key = 0;
+        std::string value;
+        if (element.get_object().get(e) != simdjson::SUCCESS || !keyValue(e, key, value))
+            return badRecord("a strings.correlation_id.external entry without key and value");
+        process().renamed[key].name = std::string(pythonStrip(value));
+    }
+}
+
+void Reader::readDispatch(simdjson::dom::object o)
+{
+    Dispatch d;
+    d.process = int(m_processes.size()) - 1;
+    bool haveStart = false, haveEnd = false, haveAgent = false, haveKernel = false;
+    for (const auto field : o) {
+        const std::string_view key = field.key;
+        if (key == "start_timestamp") {
+            haveStart = domInt64(field.value, d.startNs);
+        } else if (key == "end_timestamp") {
+            haveEnd = domInt64(field.value, d.endNs);
+        } else if (key == "thread_id") {
+            domInt64(field.value, d.tid);
+        } else if (key == "correlation_id") {
+            simdjson::dom::element ext;
+            if (field.value.at_key("external").get(ext) == simdjson::SUCCESS)
+                domHandle(ext, d.external);
+        } else if (key == "dispatch_info") {
+            simdjson::dom::object info;
+            if (field.value.get_object().get(info) != simdjson::SUCCESS)
+                break;
+            for (const auto f : info) {
+                if (f.key == "agent_id")
+                    haveAgent = domHandle(f.value, d.agent);
+                else if (f.key == "queue_id")
+                    domHandle(f.value, d.queue);
+                else if (f.key == "kernel_id")
+                    haveKernel = domUint64(f.value, d.kernelId);
+            }
+        }
+    }
+    if (!haveStart || !haveEnd || !haveAgent || !haveKernel)
+        return badRecord("a kernel dispatch without integer start_timestamp, end_timestamp, "
+                         "dispatch_info.agent_id or dispatch_info.kernel_id");
+    m_dispatches.push_back(d);
+}
+
+void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
+{
+    MarkerRecord r;
+    r.process = int(m_processes.size()) - 1;
+    bool haveStart = false, haveEnd = false;
+    for (const auto field : o) {
+        const std::string_view key = field.key;
+        if (key == "start_timestamp") {
+            haveStart = domInt64(field.value, r.startNs);
+        } else if (key == "end_timestamp") {
+            haveEnd = domInt64(field.value, r.endNs);
+        } else if (key == "thread_id") {
+            domInt64(field.value, r.tid);
+        } else if (key == "kind") {
+            domUint64(field.value, r.kind);
+        } else if (key == "operation") {
+            domUint64(field.value, r.operation);
+        } else if (key == "correlation_id") {
+            simdjson::dom::element in;
+            if (field.value.at_key("internal").get(in) == simdjson::SUCCESS)
+                domHandle(in, r.correlation);
+        }
+    }
+    if (!haveStart || !haveEnd || r.endNs < r.startNs)
+        return badRecord(kind == Capture::HipCall ? "a hip_api record without integer start/end_timestamp (end >= start)"
+                                                  : "a marker_api record without integer start/end_timestamp (end >= start)");
+    if (kind == Capture::HipCall) {
+        ++m_hipCalls;
+        m_trace.host.runtimeCalls.push_back({r.startNs, r.endNs});
+    } else {
+        m_markers.push_back(r);
+    }
+}
+
+RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+{
+    Diagnostics &diags = m_trace.diagnostics;
+    auto refuse = [&](Severity severity, qint64 line, const QString &message, const QString &dialect) {
+        diags.push_back({severity, m_rel, line, message});
+        info.dialect = dialect;
+        m_trace.files.push_back(info);
+        return RocpdOutcome::Unusable;
+    };
+    const bool syntaxError = m_scanner.failed();
+    const QString where = syntaxError ? QStringLiteral("line %1, column %2").arg(m_scanner.errorLine()).arg(m_scanner.errorColumn())
+                                      : QString();
+    if (!m_sawContent && inputProblem.isEmpty())
+        return refuse(Severity::Warning, 0, QStringLiteral("is empty or blank: no kernels read from it"),
+                      QStringLiteral("empty"));
+    if (!m_toolSeen || m_processes.empty()) {
+        if (!inputProblem.isEmpty())
+            return refuse(Severity::Error, 0, QStringLiteral("cannot be read: %1; no kernels read from it").arg(inputProblem),
+                          QStringLiteral("unreadable"));
+        if (syntaxError)
+            return refuse(Severity::Error, m_scanner.errorLine(),
+                          QStringLiteral("is not valid JSON (%1 at %2) before any rocprofv3 record; no kernels read "
+                                         "from it")
+                              .arg(QString::fromStdString(m_scanner.errorMessage()), where),
+                          QStringLiteral("invalid JSON"));
+        return refuse(Severity::Warning, 0,
+                      QStringLiteral("is JSON but not rocprofv3's (no top-level \"rocprofiler-sdk-tool\" array, as "
+                                     "--output-format json writes); no kernels read from it"),
+                      QStringLiteral("foreign JSON"));
+    }
+
+    // ---- The dispatches, in file order (the order rocprofv3's CSV writes them).
+    kernels::TimelineBuilder timeline(kFormat, m_rel);
+    timeline.expectRows(qint64(m_dispatches.size()));
+    KernelReading &w = *m_sink.workbench.reading;
+    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, noNameRows = 0, implausibleRows = 0, orphanRows = 0;
+    std::unordered_map<quint64, std::string> labels;
+    for (const Dispatch &d : m_dispatches) {
+        Process &proc = m_processes[size_t(d.process)];
+        Process::Symbol *symbol = nullptr;
+        if (d.external != 0 && !proc.renamed.empty()) {
+            auto it = proc.renamed.find(d.external);
+            if (it != proc.renamed.end())
+                symbol = &it->second;
+        }
+        if (!symbol) {
+            auto it = proc.symbols.find(d.kernelId);
+            if (it != proc.symbols.end())
+                symbol = &it->second;
+        }
+        const auto agentIt = proc.agents.find(d.agent);
+        if (!symbol || agentIt == proc.agents.end()) {
+            ++orphanRows;
+            ++skipped;
+            ++w.rowsSkippedUnreadable;
+            continue;
+        }
+        ++rows;
+        if (symbol->name.empty()) {
+            ++noNameRows;
+            ++skipped;
+            ++w.rowsSkippedNoName;
+            if (m_sink.reference)
+                ++m_sink.reference->reading->rowsSkippedNoName;
+            continue;
+        }
+        if (!symbol->interned) {
+            symbol->globalId = m_sink.names.intern(symbol->name);
+            symbol->interned = true;
+        }
+        const qint64 agent = agentIt->second.logicalNodeId;
+        const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
+        const qint64 pid = proc.pidKnown ? proc.pid : -1;
+        long long duration = 0;
+        if (__builtin_sub_overflow(d.endNs, d.startNs, &duration) || duration <= 0) {
+            ++(duration == 0 ? zeroRows : negativeRows);
+            ++skipped;
+            ++w.rowsSkippedNonPositive;
+            if (m_sink.reference)
+                ++m_sink.reference->reading->rowsSkippedNonPositive;
+            if (duration == 0)
+                timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
+            continue;
+        }
+        timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
+        if (m_sink.reference) {
+            m_sink.reference->use(symbol->globalId, duration);
+            m_sink.reference->span(d.startNs, d.endNs);
+            m_sink.reference->agents.add(m_sink.host, label);
+        }
+        if (duration > kMaxPlausibleKernelNs) {
+            ++implausibleRows;
+            ++skipped;
+            ++w.rowsSkippedUnreadable;
+            continue;
+        }
+        m_sink.workbench.use(symbol->globalId, duration);
+        m_sink.workbench.span(d.startNs, d.endNs);
+        m_sink.workbench.agents.add(m_sink.host, label);
+    }
+
+    // ---- Markers: roctx ranges named by their message (as rocprofv3's marker CSV and pftrace do).
+    qint64 markerRanges = 0;
+    for (const MarkerRecord &r : m_markers) {
+        const Process &proc = m_processes[size_t(r.process)];
+        std::string_view kindName, opName;
+        if (r.kind < proc.kindNames.size()) {
+            kindName = proc.kindNames[r.kind].first;
+            if (r.operation < proc.kindNames[r.kind].second.size())
+                opName = proc.kindNames[r.kind].second[r.operation];
+        }
+        QString name;
+        const auto msg = proc.markerMessages.find(r.correlation);
+        if (kindName == "MARKER_CORE_API" && opName != "roctxGetThreadId" && msg != proc.markerMessages.end())
+            name = QString::fromStdString(msg->second);
+        else if (kindName.empty() && msg != proc.markerMessages.end())
+            name = QString::fromStdString(msg->second);
+        else
+            name = QString::fromUtf8(opName.data(), qsizetype(opName.size()));
+        if (name.isEmpty())
+            continue;
+        m_trace.host.ranges.push_back({name, proc.pidKnown ? proc.pid : 0, r.tid, r.startNs, r.endNs});
+        ++markerRanges;
+    }
+    if (markerRanges > 0 || m_hipCalls > 0)
+        m_trace.host.files << m_rel;
+
+    // ---- What the file said.
+    qint64 kernelSymbols = 0;
+    for (const Process &p : m_processes)
+        kernelSymbols += qint64(p.symbols.size());
+    if (syntaxError)
+        diags.push_back({Severity::Error, m_rel, m_scanner.errorLine(),
+                         QStringLiteral("is not valid JSON from %1 on (%2): the file was cut short or damaged; the %3 "
+                                        "kernel dispatch records before it are read, the rest is not")
+                             .arg(where, QString::fromStdString(m_scanner.errorMessage()))
+                             .arg(m_dispatches.size())});
+    if (!inputProblem.isEmpty())
+        diags.push_back({Severity::Error, m_rel, 0,
+                         QStringLiteral("read error: %1; the %2 kernel dispatch records before it are read")
+                             .arg(inputProblem)
+                             .arg(m_dispatches.size())});
+    if (m_dispatches.empty() && m_badRecords == 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("holds no kernel dispatches (buffer_records.kernel_dispatch is empty or "
+                                        "missing: rocprofv3 ran without --kernel-trace?)")});
+    for (const auto &[line, what] : m_badRecordLines)
+        diags.push_back({Severity::Warning, m_rel, line, QStringLiteral("record left out: %1").arg(what)});
+    if (m_badRecords > qint64(m_badRecordLines.size()))
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 records in all left out as unreadable").arg(m_badRecords)});
+    if (orphanRows > 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 kernel dispatches name a kernel_id or agent the file does not list "
+                                        "(kernel_symbols, agents); they are skipped")
+                             .arg(orphanRows)});
+    if (noNameRows > 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 dispatches of kernels without a name were skipped").arg(noNameRows)});
+    if (negativeRows > 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 dispatches with end before start were skipped").arg(negativeRows)});
+    if (zeroRows > 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 dispatches with zero duration were skipped").arg(zeroRows)});
+    if (implausibleRows > 0)
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("%1 dispatches longer than a day (implausible) were skipped").arg(implausibleRows)});
+    if (timeline.streamOverflow())
+        diags.push_back({Severity::Warning, m_rel, 0,
+                         QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
+
+    info.dialect = QStringLiteral("rocprofv3 JSON (%1 process%2, %3 kernel symbols, %4 HIP calls, %5 marker records)")
+                       .arg(m_processes.size())
+                       .arg(m_processes.size() == 1 ? QString() : QStringLiteral("es"))
+                       .arg(kernelSymbols)
+                       .arg(m_hipCalls)
+                       .arg(m_markers.size());
+    const QString dispatch = QStringLiteral("buffer_records.kernel_dispatch[].");
+    info.workbenchColumns = {
+        {QStringLiteral("kernel_name"), QStringLiteral("kernel_symbols[kernel_id].formatted_kernel_name"),
+         QStringLiteral("rocprofv3 JSON: the name its CSV writes"), QString()},
+        {QStringLiteral("start"), dispatch + QStringLiteral("start_timestamp"), QStringLiteral("rocprofv3 JSON"), QStringLiteral("ns")},
+        {QStringLiteral("end"), dispatch + QStringLiteral("end_timestamp"), QStringLiteral("rocprofv3 JSON"), QStringLiteral("ns")},
+        {QStringLiteral("duration"), QString(), QStringLiteral("computed as end - start"), QStringLiteral("ns")},
+        {QStringLiteral("agent"), QStringLiteral("agents[dispatch_info.agent_id].logical_node_id"),
+         QStringLiteral("rocprofv3 JSON: \"Agent <logical_node_id>\" as its CSV writes Agent_Id"), QString()},
+        {QStringLiteral("stream"), dispatch + QStringLiteral("dispatch_info.queue_id"), QStringLiteral("rocprofv3 JSON"), QString()}};
+    info.rowsRead = rows;
+    info.rowsSkipped = skipped;
+    m_trace.files.push_back(info);
+    if (timeline.eventCount() > 0)
+        m_trace.timeline.files.push_back(timeline.take());
+    return RocpdOutcome::Read;
+}
+
+RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+                      const ProgressCallback &progress)
+{
+    InputFileInfo info;
+    info.relativePath = rel;
+    info.format = kFormat;
+    info.sizeBytes = size;
+    io::ByteSource source;
+    QString error;
+    if (!source.open(origin, &error)) {
+        trace.diagnostics.push_back({Severity::Error, rel, 0, QStringLiteral("cannot be opened: %1").arg(error)});
+        info.dialect = QStringLiteral("unreadable");
+        trace.files.push_back(info);
+        return RocpdOutcome::Unusable;
+    }
+    info.compressed = source.compressed();
+    Reader reader(rel, sink, trace);
+    ProgressThrottle throttle(&progress);
+    std::vector<char> chunk(kChunkBytes);
+    if (progress && !progress(0))
+        return RocpdOutcome::Cancelled;
+    for (;;) {
+        const size_t n = source.read(chunk.data(), chunk.size());
+        if (n == 0)
+            break;
+        if (!reader.feed(chunk.data(), n))
+            break;
+        if (throttle.due(source.rawBytesRead()) && !throttle.report(source.rawBytesRead()))
+            return RocpdOutcome::Cancelled;
+    }
+    reader.finishInput();
+    QString problem = source.problem();
+    if (source.trailingGarbage() && problem.isEmpty())
+        trace.diagnostics.push_back({Severity::Warning, rel, 0,
+                                     QStringLiteral("bytes after the end of the gzip data (offset %1) are ignored")
+                                         .arg(source.trailingGarbageOffset())});
+    const RocpdOutcome outcome = reader.finish(info, problem);
+    if (progress)
+        progress(size);
+    return outcome;
+}
+
+} // namespace
+
+RocpdOutcome readRocprofJson(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+                             const ProgressCallback &progress)
+{
+    return readFrom(io::ByteOrigin::file(path), QFileInfo(path).size(), rel, sink, trace, progress);
+}
+
+RocpdOutcome readRocprofJsonBytes(QByteArrayView bytes, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+                                  const ProgressCallback &progress)
+{
+    return readFrom(io::ByteOrigin::bytes(bytes), bytes.size(), rel, sink, trace, progress);
+}
+
+} // namespace goblin

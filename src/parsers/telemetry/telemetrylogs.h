@@ -1,0 +1,63 @@
+#pragma once
+/// \file GPU telemetry logs other than amd-smi's CSV (issue 25): nvidia-smi `--query-gpu=…
+/// --format=csv` logs, `dcgmi dmon` text and `rocm-smi … --csv`, known by their content (they
+/// have no fixed name) and read into the SmiTelemetry the amd-smi reader gives. Formats:
+/// docs/telemetry.md and shared/formats/INPUTS2.md §7–§9. Only the workbench reads these (the
+/// reference reads amd_smi.csv only).
+
+#include "amdsmiparser.h"
+
+#include <QByteArrayView>
+#include <QString>
+#include <QStringView>
+
+#include <optional>
+
+namespace goblin::telemetry
+{
+
+enum class LogKind {
+    None,
+    NvidiaSmi,  ///< nvidia-smi --query-gpu=… --format=csv[,noheader][,nounits] [-l N | -lms N]
+    Dcgm,       ///< dcgmi dmon -e …
+    RocmSmi,    ///< rocm-smi --show… --csv (one block per call; shell loops repeat it)
+};
+
+/// What the first bytes of a text file show (the run inventory's sniff; 4 KB are enough):
+/// nvidia-smi property names in a `, `-separated header (`utilization.gpu [%]`, `memory.used
+/// [MiB]`, …) or, without a header, a row starting with nvidia-smi's timestamp and cells with its
+/// units; a line starting `#Entity` (dcgmi dmon); a `device,` header naming a rocm-smi column
+/// (`GPU use (%)`, `VRAM Total …`) or followed by a `card<N>,` row.
+LogKind sniffTelemetryLog(QByteArrayView head);
+/// "nvidia-smi", "dcgmi dmon", "rocm-smi" (SmiTelemetry::tool).
+QString logKindTool(LogKind kind);
+/// "nvidia-smi-csv", "dcgmi-dmon", "rocm-smi-csv" (InputFileInfo::format).
+QString logKindFormat(LogKind kind);
+
+/// The memory of a GPU model from its marketing name, for logs that give no total: A100 40/80 GB,
+/// H100 80 GB, H200 141 GB, V100 16/32 GB, L40S 48 GB, MI210 64 GB, MI250X 128 GB, MI300X 192 GB,
+/// MI325X 256 GB. Names that leave the size open ("Tesla V100", "A100" without its size) give none.
+struct GpuCapacity {
+    double gb = 0.0;
+    QString model;  ///< "A100 80 GB"
+};
+std::optional<GpuCapacity> capacityFromGpuName(QStringView name);
+
+/// Reads one log of `kind` into `out` (samples, per-GPU times, aggregates, columns, diagnostics
+/// naming `file` and the line). `out.file.relativePath` should already name the file.
+void readTelemetryLog(LogKind kind, QByteArrayView bytes, const QString &file, SmiTelemetry &out);
+void readNvidiaSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out);
+void readDcgm(QByteArrayView bytes, const QString &file, SmiTelemetry &out);
+void readRocmSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out);
+
+/// Marks the samples before the first and after the last busy one of each GPU as outside the job
+/// window (SmiTelemetry::samplesOutsideJob), with its diagnostics; the amd-smi reader's rule.
+void markJobWindow(SmiTelemetry &out, const QString &file);
+/// The workbench reading's means and peak over the samples (job window for the means).
+void aggregateSamples(SmiTelemetry &out);
+
+/// Kineto's `baseTimeNanoseconds` of the torch trace at `path` (searched in its first and last
+/// megabyte, where Kineto writes its top-level keys; gzip-compressed traces are inflated).
+TraceWallClock readTraceWallClock(const QString &path, const QString &displayName);
+
+} // namespace goblin::telemetry

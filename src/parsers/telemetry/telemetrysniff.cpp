@@ -1,0 +1,191 @@
+#include "telemetry/logcommon.h"
+#include "telemetry/telemetrylogs.h"
+
+#include <QRegularExpression>
+
+namespace goblin::telemetry
+{
+
+namespace
+{
+
+/// nvidia-smi property names (before ` [unit]`) that only its --query-gpu header has.
+bool isNvidiaProperty(const std::string &name)
+{
+    static const char *const known[] = {"utilization.gpu", "utilization.memory", "memory.used", "memory.total",
+                                        "memory.free", "memory.reserved", "power.draw", "power.draw.average",
+                                        "power.draw.instant", "power.limit", "temperature.gpu", "clocks.sm",
+                                        "clocks.current.sm", "clocks.mem", "pci.bus_id", "driver_version",
+                                        "pstate", "fan.speed", "enforced.power.limit"};
+    for (const char *k : known)
+        if (name == k)
+            return true;
+    return false;
+}
+
+/// nvidia-smi's timestamp at the start of a row: `2024/01/31 12:00:00.123`.
+bool startsWithNvidiaTimestamp(std::string_view line)
+{
+    return line.size() >= 19 && !std::isnan(parseWallClock(line.substr(0, line.find(','))));
+}
+
+bool sniffNvidia(const std::vector<Line> &lines)
+{
+    for (const Line &l : lines) {
+        const std::string_view t = trimmed(l.text);
+        if (t.empty())
+            continue;
+        // A header: comma-separated property names, at least one nvidia-smi's own.
+        int properties = 0;
+        size_t start = 0;
+        while (start <= t.size()) {
+            size_t comma = t.find(',', start);
+            if (comma == std::string_view::npos)
+                comma = t.size();
+            std::string name = lower(trimmed(t.substr(start, comma - start)));
+            if (const size_t bracket = name.find(" ["); bracket != std::string::npos)
+                name = name.substr(0, bracket);
+            if (isNvidiaProperty(name))
+                ++properties;
+            start = comma + 1;
+        }
+        if (properties > 0)
+            return true;
+        // noheader: a timestamp first and cells with nvidia-smi's units.
+        return startsWithNvidiaTimestamp(t) && t.find(", ") != std::string_view::npos &&
+               (t.find(" %") != std::string_view::npos || t.find(" MiB") != std::string_view::npos);
+    }
+    return false;
+}
+
+bool sniffDcgm(const std::vector<Line> &lines)
+{
+    for (const Line &l : lines) {
+        const std::string_view t = trimmed(l.text);
+        if (t.rfind("#Entity", 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool sniffRocmSmi(const std::vector<Line> &lines)
+{
+    bool deviceHeader = false;
+    for (const Line &l : lines) {
+        const std::string_view t = trimmed(l.text);
+        const std::string low = lower(t);
+        if (low.rfind("device,", 0) == 0) {
+            if (low.find("gpu use (%)") != std::string::npos || low.find("vram total") != std::string::npos ||
+                low.find("graphics package power") != std::string::npos ||
+                low.find("gpu memory allocated") != std::string::npos)
+                return true;
+            deviceHeader = true;
+            continue;
+        }
+        if (deviceHeader && low.rfind("card", 0) == 0 && low.size() > 4 && low[4] >= '0' && low[4] <= '9')
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+LogKind sniffTelemetryLog(QByteArrayView head)
+{
+    if (head.isEmpty() || binaryLine(head) > 0)
+        return LogKind::None;
+    std::vector<Line> lines = splitLines(head);
+    // The last line of a head may be cut short; the first 40 lines decide.
+    if (lines.size() > 40)
+        lines.resize(40);
+    if (sniffDcgm(lines))
+        return LogKind::Dcgm;
+    if (sniffRocmSmi(lines))
+        return LogKind::RocmSmi;
+    if (sniffNvidia(lines))
+        return LogKind::NvidiaSmi;
+    return LogKind::None;
+}
+
+QString logKindTool(LogKind kind)
+{
+    switch (kind) {
+    case LogKind::NvidiaSmi: return QStringLiteral("nvidia-smi");
+    case LogKind::Dcgm: return QStringLiteral("dcgmi dmon");
+    case LogKind::RocmSmi: return QStringLiteral("rocm-smi");
+    case LogKind::None: break;
+    }
+    return QStringLiteral("amd-smi");
+}
+
+QString logKindFormat(LogKind kind)
+{
+    switch (kind) {
+    case LogKind::NvidiaSmi: return QStringLiteral("nvidia-smi-csv");
+    case LogKind::Dcgm: return QStringLiteral("dcgmi-dmon");
+    case LogKind::RocmSmi: return QStringLiteral("rocm-smi-csv");
+    case LogKind::None: break;
+    }
+    return QStringLiteral("amd-smi-csv");
+}
+
+std::optional<GpuCapacity> capacityFromGpuName(QStringView name)
+{
+    // Squeezed lower case: "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb".
+    QString s;
+    for (const QChar c : name)
+        if (c.isLetterOrNumber())
+            s += c.toLower();
+    auto has = [&](const char *part) { return s.contains(QLatin1String(part)); };
+    // The size a name states (80gb, 40gb, 32gb, 16gb), for models sold in several sizes.
+    auto sized = [&](std::initializer_list<int> sizes) -> int {
+        for (int gb : sizes)
+            if (s.contains(QStringLiteral("%1gb").arg(gb)))
+                return gb;
+        return 0;
+    };
+    // Longer model names first: MI325X before MI300X is not needed (different digits), but
+    // MI250X must not be read as MI250 and H100 NVL is not an 80 GB part.
+    if (has("mi325x"))
+        return GpuCapacity{256.0, QStringLiteral("MI325X 256 GB")};
+    if (has("mi300x"))
+        return GpuCapacity{192.0, QStringLiteral("MI300X 192 GB")};
+    if (has("mi250x"))
+        return GpuCapacity{128.0, QStringLiteral("MI250X 128 GB")};
+    if (has("mi210"))
+        return GpuCapacity{64.0, QStringLiteral("MI210 64 GB")};
+    if (has("h200"))
+        return GpuCapacity{141.0, QStringLiteral("H200 141 GB")};
+    if (has("h100") && !has("nvl"))
+        return GpuCapacity{80.0, QStringLiteral("H100 80 GB")};
+    if (has("l40s"))
+        return GpuCapacity{48.0, QStringLiteral("L40S 48 GB")};
+    if (has("a100")) {
+        if (const int gb = sized({80, 40}))
+            return GpuCapacity{double(gb), QStringLiteral("A100 %1 GB").arg(gb)};
+        return std::nullopt;
+    }
+    if (has("v100")) {
+        if (const int gb = sized({32, 16}))
+            return GpuCapacity{double(gb), QStringLiteral("V100 %1 GB").arg(gb)};
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+void readTelemetryLog(LogKind kind, QByteArrayView bytes, const QString &file, SmiTelemetry &out)
+{
+    out.tool = logKindTool(kind);
+    out.file.format = logKindFormat(kind);
+    switch (kind) {
+    case LogKind::NvidiaSmi: readNvidiaSmi(bytes, file, out); return;
+    case LogKind::Dcgm: readDcgm(bytes, file, out); return;
+    case LogKind::RocmSmi: readRocmSmi(bytes, file, out); return;
+    case LogKind::None: break;
+    }
+    out.diagnostics.push_back({Severity::Error, file, 0,
+                               QStringLiteral("not a telemetry log the workbench knows (nvidia-smi --query-gpu CSV, "
+                                              "dcgmi dmon, rocm-smi --csv): no telemetry")});
+}
+
+} // namespace goblin::telemetry
