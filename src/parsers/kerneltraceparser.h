@@ -82,8 +82,11 @@ struct KernelTrace {
 /// when present, otherwise every rocprofv3 `*_kernel_trace.csv` in the folder and its direct
 /// sub-folders (one per process, `<hostname>/<pid>_kernel_trace.csv`), read as one trace;
 /// it also falls back to those files when trace.csv exists but holds no kernel-trace layout.
-/// Without either, rocprofv3's rocpd databases (`*.db`, recognised by their tables, in the folder
-/// and its direct sub-folders) are read, by both profiles (see rocpdreader.h).
+/// Without either, the SQLite databases of the folder and its direct sub-folders are read, each as
+/// what its tables say: rocprofv3's rocpd (by both profiles, rocpdreader.h), rocmProfileData's
+/// rpd and Nsight Systems' export (the workbench only: rpd/, nsys/). Without any kernel from those,
+/// rocprofv3's JSON and pftrace outputs are read (the workbench only: rocprofjson/, pftrace/).
+/// Markers and runtime calls these files carry go to KernelTrace::host.
 /// Stats, agent-info, API-trace and counter files are recognised and refused with a diagnostic.
 ///
 /// Agents: rocprofv3 writes a machine-wide id (KFD node id, or a 7.x "Agent N"/"GPU N" label

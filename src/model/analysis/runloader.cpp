@@ -293,7 +293,7 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
     });
     run->kernels = parseKernelTraces(inventory, aggregator.forPart(0, QStringLiteral("Parsing the kernel trace")));
     if (!aggregator.cancelled())
-        run->smi = parseAmdSmi(inventory, aggregator.forPart(2, QStringLiteral("Parsing amd-smi telemetry")));
+        run->smi = parseAmdSmi(inventory, aggregator.forPart(2, QStringLiteral("Parsing GPU telemetry")));
     // rocprofv3's roctx ranges and HIP calls give the kernel trace steps and host activity; before
     // its timeline is measured, so that the measurement uses them.
     if (!aggregator.cancelled() && !inventory.apiTraces().empty()) {
