@@ -8,6 +8,7 @@
 // libraries costs 30 ms at every start, as much as parsing 30 MB of trace (docs/performance.md).
 
 #include "comparecommand.h"
+#include "exporttracecommand.h"
 #include "reportcommand.h"
 #include "sweepcommand.h"
 #include "tablecommand.h"
@@ -105,10 +106,12 @@ int main(int argc, char **argv)
     }
 
     for (const auto &[name, run] : {std::pair{"compare", &goblin::runCompareCommand},
-                                    std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand}})
+                                    std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand},
+                                    std::pair{"export-trace", &goblin::runExportTraceCommand}})
         if (argc > 1 && std::strcmp(argv[1], name) == 0) {
             // compare --png and sweep --png draw with the widgets, as report --png does.
-            const bool png = std::strcmp(name, "table") != 0 && goblin::reportNeedsGui(argumentsAfterCommand(argc, argv));
+            const bool png = std::strcmp(name, "table") != 0 && std::strcmp(name, "export-trace") != 0
+                && goblin::reportNeedsGui(argumentsAfterCommand(argc, argv));
 #ifdef GOBLIN_HAVE_GUI
             if (png) {
                 qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -137,7 +140,8 @@ int main(int argc, char **argv)
             "may be a file, read alone\n"
             "  compare A B [C...]         compare runs under one set of thresholds\n"
             "  sweep RUN_DIR --threshold NAME --from A --to B --by S   each bucket along one threshold\n"
-            "  table DIR...               one CSV row per run"));
+            "  table DIR...               one CSV row per run\n"
+            "  export-trace RUN_DIR [--step N] -o FILE   a step (or the run) as a Chrome trace for Perfetto"));
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("RUN_DIR"),

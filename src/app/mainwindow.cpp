@@ -9,7 +9,9 @@
 #include "runmodel.h"
 #include "settings.h"
 #include "thresholdeditor.h"
+#include "panelwidth.h"
 #include "theme.h"
+#include "tracehandoff.h"
 #include "thresholdpanel.h"
 #include "welcomepage.h"
 #include "workbenchsession.h"
@@ -276,6 +278,7 @@ void MainWindow::createDocks()
     const int scrollBar = scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
     const int panelWidth = std::clamp(m_panel->sizeHint().width() + scrollBar + 8, 20 * em, 26 * em);
     scroll->setMinimumWidth(panelWidth);
+    keepScrollAreaWideEnough(scroll, panelWidth, 26 * em);  // and after a run fills the "run:" values
     resizeDocks({m_runDock, m_thresholdDock}, {12 * em, panelWidth}, Qt::Horizontal);
 
     // Runs side by side (issue 14): the open runs, ticked, under the one set of thresholds.
@@ -306,6 +309,7 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_exportPngAction);
     file->addAction(m_exportJsonAction);
+    addChromeTraceActions(this, file, m_session, m_view->timelinePanel());  // the hand-off to Perfetto
     file->addSeparator();
     file->addAction(m_compareAction);
     file->addSeparator();

@@ -96,6 +96,28 @@ const EvidenceEntry kEvidence[] = {
     {"gemm_seconds", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GEMM time"), EvidenceKind::Seconds, ""},
     {"untuned_kernels", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "untuned kernels"), EvidenceKind::Words, ""},
     {"kernel_calls", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "kernel calls"), EvidenceKind::Count, ""},
+    {"host_ops_in_gpu_idle", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host ops while the GPU was idle"),
+     EvidenceKind::Words, ""},
+    {"host_self_in_gpu_idle_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host ops' self time in GPU idle"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"generic_gemm_ops", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "ops launching untuned GEMMs"), EvidenceKind::Words, ""},
+    {"generic_gemm_modules", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "modules launching untuned GEMMs"),
+     EvidenceKind::Words, ""},
+    {"generic_gemm_attributed_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "untuned GEMMs attributed to ops"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"fp16_gemm_ops", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "ops launching fp16 GEMMs"), EvidenceKind::Words, ""},
+    {"fp16_gemm_modules", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "modules launching fp16 GEMMs"), EvidenceKind::Words, ""},
+    {"fp16_gemm_attributed_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "fp16 GEMMs attributed to ops"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"fp32_gemm_ops", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "ops launching fp32 GEMMs"), EvidenceKind::Words, ""},
+    {"fp32_gemm_modules", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "modules launching fp32 GEMMs"), EvidenceKind::Words, ""},
+    {"fp32_gemm_attributed_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "fp32 GEMMs attributed to ops"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"collective_ops", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "ops launching collectives"), EvidenceKind::Words, ""},
+    {"collective_modules", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "modules launching collectives"), EvidenceKind::Words, ""},
+    {"collective_attributed_seconds_per_step", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "collectives attributed to ops"),
+     EvidenceKind::SecondsPerStep, ""},
+    {"ops_scope", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "op figures"), EvidenceKind::Words, ""},
     {"gpu_agents", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU agents"), EvidenceKind::Count, ""},
     {"host_traced", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "host activity traced"), EvidenceKind::Words, ""},
     {"utilisation_measured", QT_TRANSLATE_NOOP("goblin::AdvicePanel", "GPU utilisation measured"), EvidenceKind::Words,
@@ -165,9 +187,17 @@ QString wordsOf(const QJsonValue &value)
                 fields << tr("%1 of GEMM time").arg(formatPercent(100.0 * o[QLatin1String("share_of_gemm_time")].toDouble()));
             if (o.contains(QLatin1String("calls")))
                 fields << tr("%n call(s)", nullptr, int(o[QLatin1String("calls")].toDouble()));
+            // An op or module behind the bucket (advice.cpp: culpritJson): time per step, events, shapes.
+            if (o.contains(QLatin1String("seconds_per_step")))
+                fields << tr("%1 per step").arg(formatSeconds(o[QLatin1String("seconds_per_step")].toDouble()));
+            if (o.contains(QLatin1String("gpu_events")))
+                fields << tr("%n event(s)", nullptr, int(o[QLatin1String("gpu_events")].toDouble()));
+            if (o.value(QLatin1String("input_shapes")).isString())
+                fields << tr("shapes %1").arg(o[QLatin1String("input_shapes")].toString());
             for (auto it = o.begin(); it != o.end(); ++it)
                 if (it.key() != QLatin1String("name") && it.key() != QLatin1String("share_of_gemm_time")
-                    && it.key() != QLatin1String("calls"))
+                    && it.key() != QLatin1String("calls") && it.key() != QLatin1String("seconds_per_step")
+                    && it.key() != QLatin1String("gpu_events") && it.key() != QLatin1String("input_shapes"))
                     fields << QStringLiteral("%1 %2").arg(AdvicePanel::evidenceLabel(it.key()), wordsOf(it.value()));
             const QString name = o[QLatin1String("name")].toString();
             lines << (name.isEmpty() ? fields.join(QStringLiteral(", "))

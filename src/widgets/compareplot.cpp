@@ -187,6 +187,89 @@ void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUn
     plot->legend->setVisible(series > 0);
 }
 
+void drawCompareStackedBudgets(QCustomPlot *plot, const QJsonObject &compare, const QPalette &palette)
+{
+    plot->clearPlottables();
+    plot->clearItems();
+    applyPalette(plot, palette);
+    const QStringList keys = compareBucketKeys(compare);
+    const QJsonArray runs = compare[QLatin1String("runs")].toArray();
+    const int baseline = compare[QLatin1String("baseline")].toInt();
+    const int runCount = compare.isEmpty() ? 0 : int(runs.size());
+
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 0; i < runCount; ++i)
+        ticker->addTick(i, i == baseline ? QStringLiteral("%1\n(baseline)").arg(compareRunName(compare, i))
+                                         : compareRunName(compare, i));
+    plot->xAxis->setTicker(ticker);
+    plot->xAxis->setTickLabelRotation(0);
+    plot->xAxis->grid()->setVisible(false);
+    plot->xAxis->setRange(-0.6, std::max(0.6, runCount - 0.4));
+    plot->yAxis->setLabel(QStringLiteral("s/step, each run's budget (no segment: unknown)"));
+
+    double top = 0.0;
+    QCPBars *below = nullptr;
+    for (int k = 0; k < keys.size(); ++k) {
+        const QString &key = keys.at(k);
+        const int row = key == QLatin1String("unattributed_s") ? kUnattributedRow : k;
+        auto *bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(bucketLabelOf(key));
+        bars->setProperty("bucketKey", key);
+        bars->setWidth(0.55);
+        const QColor c = bucketColor(row, palette);
+        bars->setBrush(row == kUnattributedRow ? QBrush(c, Qt::BDiagPattern) : QBrush(c));
+        bars->setPen(QPen(c.darker(130), 1));
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        for (int i = 0; i < runCount; ++i) {
+            const double v = compareRunBucketSeconds(compare, i, key);
+            // An unknown bucket gets no visible segment (no height): QCPBars stacks on the bar
+            // below only where it has a point at the key, so every key needs one.
+            bars->addData(i, std::isfinite(v) ? std::max(0.0, v) : 0.0);
+        }
+    }
+    for (int i = 0; i < runCount; ++i) {
+        double sum = 0.0;
+        for (const QString &key : keys) {
+            const double v = compareRunBucketSeconds(compare, i, key);
+            sum += std::isfinite(v) ? std::max(0.0, v) : 0.0;
+        }
+        top = std::max(top, sum);
+        const QJsonValue step = runs.at(i)[QLatin1String("quantities")][QLatin1String("step_time_s")][QLatin1String("value")];
+        if (step.isDouble()) {
+            top = std::max(top, step.toDouble());
+            auto *line = new QCPItemLine(plot);
+            line->start->setCoords(i - 0.38, step.toDouble());
+            line->end->setCoords(i + 0.38, step.toDouble());
+            line->setPen(QPen(palette.color(QPalette::Text), 1.5, Qt::DashLine));
+            auto *label = new QCPItemText(plot);
+            label->position->setCoords(i, step.toDouble());
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(QStringLiteral("step %1").arg(formatSeconds(step.toDouble())));
+            label->setColor(palette.color(QPalette::Text));
+            label->setFont(plot->xAxis->tickLabelFont());
+        }
+    }
+    plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.15 : 1.0);
+    placeLegendAbove(plot, palette);
+    plot->legend->setWrap(2);  // two columns: three clipped "Memory headroom" and its peers
+    plot->legend->setVisible(runCount > 0);
+}
+
+double compareStackedValue(const QCustomPlot *plot, int runIndex, const QString &key)
+{
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        auto *bars = qobject_cast<QCPBars *>(const_cast<QCustomPlot *>(plot)->plottable(i));
+        if (!bars || bars->property("bucketKey").toString() != key)
+            continue;
+        for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+            if (int(std::lround(it->key)) == runIndex)
+                return it->value;
+    }
+    return qQNaN();
+}
+
 void placeLegendAbove(QCustomPlot *plot, const QPalette &palette)
 {
     // Inside the axis rect the legend hid the tallest bar or line.
@@ -311,15 +394,18 @@ QImage renderCompareImage(const QJsonObject &compare, double dpr)
                         exportFont(14)) + 12;
     p.setPen(palette.color(QPalette::Text));
 
-    // Each run's own buckets, then the deltas in both units.
+    // Each run's stacked budget, then the deltas in both units.
     const int third = (width - 2 * margin) / 3;
     int x = margin;
-    for (DeltaUnit unit : {DeltaUnit::EachRunSecondsPerStep, DeltaUnit::SecondsPerStep, DeltaUnit::ShareOfStep}) {
+    for (int chart = 0; chart < 3; ++chart) {
         QCustomPlot plot;
         plot.setPalette(palette);
         plot.setFont(exportFont(12));
         plot.resize(third, chartHeight);
-        drawCompareDeltaPlot(&plot, compare, unit, palette);
+        if (chart == 0)
+            drawCompareStackedBudgets(&plot, compare, palette);
+        else
+            drawCompareDeltaPlot(&plot, compare, chart == 1 ? DeltaUnit::SecondsPerStep : DeltaUnit::ShareOfStep, palette);
         const QPixmap pixmap = plot.toPixmap(third, chartHeight, dpr);
         p.drawPixmap(QRectF(x, y, third, chartHeight), pixmap, QRectF(pixmap.rect()));
         x += third + margin;

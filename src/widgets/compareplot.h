@@ -30,6 +30,16 @@ QString compareRunName(const QJsonObject &compare, int index);
 /// baseline, in s/step or in share of step as a percentage), or with EachRunSecondsPerStep one bar
 /// per run (its own s/step); a null delta or an unknown bucket draws no bar.
 void drawCompareDeltaPlot(QCustomPlot *plot, const QJsonObject &compare, DeltaUnit unit, const QPalette &palette);
+/// Clears `plot` and draws one stacked bar per run in compare["runs"] order: its seven buckets
+/// and the unattributed rest in s/step, bottom to top in the budget chart's order and colours
+/// (bucketColor(); the rest hatched), the run's step time as a dashed line over its bar, the
+/// baseline named under its bar. An unknown bucket draws no segment. Each QCPBars carries its
+/// budget key as the property "bucketKey".
+void drawCompareStackedBudgets(QCustomPlot *plot, const QJsonObject &compare, const QPalette &palette);
+/// The seconds per step drawn for run `runIndex`'s segment `key` by drawCompareStackedBudgets
+/// (0 for an unknown bucket: a segment of no height keeps the stack whole; NaN when the plot has
+/// no such run or key).
+double compareStackedValue(const QCustomPlot *plot, int runIndex, const QString &key);
 /// Moves the legend of `plot` into a one-line row above its axis rect (once), coloured from `palette`.
 void placeLegendAbove(QCustomPlot *plot, const QPalette &palette);
 /// The value `drawCompareDeltaPlot` gives the bar of other run `deltaIndex` (in
@@ -49,7 +59,7 @@ std::vector<QStringList> compareKernelRows(const QJsonObject &compare);
 QStringList compareTelemetryHeader();
 std::vector<QStringList> compareTelemetryRows(const QJsonObject &compare);
 
-/// The comparison as an image: runs and baseline, every run's buckets side by side, the delta
+/// The comparison as an image: runs and baseline, every run's stacked budget side by side, the delta
 /// bars in s/step and in share of step, the telemetry and kernel tables and compare["command"]
 /// in small print.
 QImage renderCompareImage(const QJsonObject &compare, double devicePixelRatio = 2.0);

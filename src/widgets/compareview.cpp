@@ -8,6 +8,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -62,6 +63,7 @@ CompareView::CompareView(WorkbenchSession *session, QWidget *parent)
     , m_exportPng(new QPushButton(tr("Export PNG…"), this))
     , m_summary(new QLabel(this))
     , m_plot(new QCustomPlot(this))
+    , m_budgetPlot(new QCustomPlot(this))
     , m_kernelTable(makeTable(compareKernelHeader(), this))
     , m_telemetryTable(makeTable(compareTelemetryHeader(), this))
 {
@@ -76,6 +78,11 @@ CompareView::CompareView(WorkbenchSession *session, QWidget *parent)
     m_summary->setWordWrap(true);
     m_summary->setForegroundRole(QPalette::PlaceholderText);
     m_plot->setMinimumHeight(10 * em);
+    m_plot->setMinimumWidth(16 * em);
+    m_budgetPlot->setMinimumHeight(10 * em);
+    m_budgetPlot->setMinimumWidth(12 * em);
+    m_budgetPlot->setToolTip(tr("Each run's budget per step, in the budget chart's order and colours; the dashed "
+                                "line is the run's step time. An unknown bucket has no segment."));
     m_kernelTable->horizontalHeader()->resizeSection(1, 24 * em);
 
     auto *side = new QWidget(this);
@@ -97,8 +104,16 @@ CompareView::CompareView(WorkbenchSession *session, QWidget *parent)
     auto *mainLayout = new QVBoxLayout(main);
     mainLayout->setContentsMargins(0, 0, 0, 0);
     mainLayout->addWidget(m_summary);
+    // The runs' own budgets beside what changed between them.
+    auto *charts = new QSplitter(Qt::Horizontal, main);
+    charts->addWidget(m_budgetPlot);
+    charts->addWidget(m_plot);
+    charts->setChildrenCollapsible(false);
+    charts->setStretchFactor(0, 2);
+    charts->setStretchFactor(1, 3);
+    charts->setSizes({40 * em, 60 * em});  // the deltas need the width for their bucket names
     auto *vertical = new QSplitter(Qt::Vertical, main);
-    vertical->addWidget(m_plot);
+    vertical->addWidget(charts);
     vertical->addWidget(tables);
     vertical->setChildrenCollapsible(false);
     vertical->setStretchFactor(0, 3);  // the bars are what the view is for
@@ -252,6 +267,8 @@ void CompareView::redraw()
     m_exportPng->setEnabled(ready);
     drawCompareDeltaPlot(m_plot, m_result, unit(), palette());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    drawCompareStackedBudgets(m_budgetPlot, m_result, palette());
+    m_budgetPlot->replot(QCustomPlot::rpQueuedReplot);
     fillTable(m_kernelTable, ready ? compareKernelRows(m_result) : std::vector<QStringList>{});
     fillTable(m_telemetryTable, ready ? compareTelemetryRows(m_result) : std::vector<QStringList>{});
     m_telemetryTable->resizeColumnToContents(0);
@@ -282,6 +299,18 @@ double CompareView::drawnBarValue(int deltaIndex, const QString &key) const
         return qQNaN();
     }
     return qQNaN();
+}
+
+void CompareView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        redraw();
+}
+
+double CompareView::drawnStackValue(int comparedIndex, const QString &key) const
+{
+    return compareStackedValue(m_budgetPlot, comparedIndex, key);
 }
 
 bool CompareView::exportPng(const QString &path, QString *error) const

@@ -1,7 +1,7 @@
 #pragma once
-/// \file Runs side by side in the window, under the session's one set of thresholds: bucket
-/// deltas as bars (s/step or share of step), top-kernel changes and telemetry per run, against a
-/// baseline the user picks. The numbers are compareRuns()'s, the same `compare --json` writes.
+/// \file Runs side by side in the window, under the session's one set of thresholds: each run's
+/// stacked budget (the budget chart's colours) beside the bucket deltas as bars (s/step or share
+/// of step), top-kernel changes and telemetry per run, against a baseline the user picks. The numbers are compareRuns()'s, the same `compare --json` writes.
 
 #include "compareplot.h"
 #include "runanalysis.h"
@@ -37,6 +37,10 @@ public:
     QComboBox *baselineBox() const { return m_baselineBox; }
     QComboBox *unitBox() const { return m_unitBox; }
     QCustomPlot *deltaPlot() const { return m_plot; }
+    /// Every compared run's stacked budget side by side (drawCompareStackedBudgets), beside the deltas.
+    QCustomPlot *budgetPlot() const { return m_budgetPlot; }
+    /// The seconds per step of run `comparedIndex`'s segment `key` in budgetPlot(), as drawn.
+    double drawnStackValue(int comparedIndex, const QString &key) const;
     QTableWidget *kernelTable() const { return m_kernelTable; }
     QTableWidget *telemetryTable() const { return m_telemetryTable; }
     QPushButton *addRunsButton() const { return m_addRuns; }
@@ -70,6 +74,9 @@ signals:
     /// "Add runs…": the window opens a folder dialog; runs it loads join the comparison.
     void addRunsRequested();
 
+protected:
+    void changeEvent(QEvent *event) override;  ///< a theme switch redraws the charts in its colours
+
 private:
     void syncRunList();
     void schedule();
@@ -85,6 +92,7 @@ private:
     QPushButton *m_exportPng;
     QLabel *m_summary;
     QCustomPlot *m_plot;
+    QCustomPlot *m_budgetPlot;
     QTableWidget *m_kernelTable;
     QTableWidget *m_telemetryTable;
     QTimer m_timer;

@@ -35,8 +35,13 @@ signals:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
+    /// Numbers fit their column (the header wraps onto three lines instead of widening it), the
+    /// class fits its words, and the name column takes the rest (issue 26: at 1366 px the name got
+    /// 100 px and Max and % GPU time were off screen).
+    void fitColumns();
     void showContextMenu(const QPoint &pos);
     void copySelection() const;
 

@@ -8,6 +8,7 @@
 #include "compareview.h"
 #include "formatting.h"
 #include "liveanalysis.h"
+#include "plotstyle.h"
 #include "testsupport.h"
 #include "thresholdeditor.h"
 #include "windowfixture.h"
@@ -283,6 +284,78 @@ private slots:
                 ++drawn;
             }
         QCOMPARE(drawn, 2 * int(compareBucketKeys(result).size()) - 1);  // all but run b's memory headroom
+    }
+
+    /// Issue 26: both runs' budgets stacked side by side, in the budget chart's colours and order,
+    /// beside the deltas; an unknown bucket has no visible segment.
+    void bothRunsStackedBesideTheDeltas()
+    {
+        WorkbenchSession session;
+        CompareView view(&session);
+        view.resize(1366, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto a = test::makeFakeRun(QStringLiteral("fake-run"));
+        auto b = makeSlowerRun();
+        b->smi.workbench.hbmPeakGb.reset();
+        b->workbench.budgetInputs.hbmPeakGb.reset();  // memory headroom unknown in b
+        session.openRun(a);
+        session.openRun(b);
+        view.flush();
+        const QJsonObject result = view.result();
+        QVERIFY(!result.isEmpty());
+        QCustomPlot *stack = view.budgetPlot();
+        const QStringList keys = compareBucketKeys(result);
+        // One stacked QCPBars per budget row, bottom to top in the budget's order and colours.
+        int barsSeen = 0;
+        QCPBars *below = nullptr;
+        for (int i = 0; i < stack->plottableCount(); ++i) {
+            auto *bars = qobject_cast<QCPBars *>(stack->plottable(i));
+            QVERIFY(bars);
+            const QString key = bars->property("bucketKey").toString();
+            QCOMPARE(key, keys.at(barsSeen));
+            const int row = key == QLatin1String("unattributed_s") ? kUnattributedRow : barsSeen;
+            QCOMPARE(bars->brush().color(), bucketColor(row, view.palette()));
+            QCOMPARE(bars->barBelow(), below);
+            QCOMPARE(bars->data()->size(), 2);  // one segment per run
+            below = bars;
+            ++barsSeen;
+        }
+        QCOMPARE(barsSeen, int(keys.size()));
+        for (int run = 0; run < 2; ++run) {
+            double stacked = 0.0;
+            for (const QString &key : keys) {
+                const QJsonValue bucket =
+                    result["runs"][run]["budget"]["buckets"][key == "unattributed_s" ? QStringLiteral("unattributed") : key];
+                const double drawn = view.drawnStackValue(run, key);
+                if (bucket["state"].toString() == QLatin1String("unknown")) {
+                    QCOMPARE(drawn, 0.0);  // no visible segment, never a measured-looking one
+                    QVERIFY(run == 1 && key == QLatin1String("memory_headroom"));
+                    continue;
+                }
+                QCOMPARE(drawn, std::max(0.0, bucket["seconds_per_step"].toDouble()));
+                stacked += drawn;
+            }
+            QVERIFY(stacked > 0.0);
+            QVERIFY(stack->yAxis->range().upper >= stacked);
+        }
+        // The runs are named under their bars, the baseline marked.
+        auto ticker = stack->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(ticker);
+        QVERIFY(ticker->ticks().value(0).contains(QLatin1String("baseline")));
+        QVERIFY(ticker->ticks().value(1).startsWith(b->runName));
+        // Side by side with the deltas, neither hidden.
+        QVERIFY(stack->isVisible() && view.deltaPlot()->isVisible());
+        const QRect stackRect(stack->mapTo(&view, QPoint()), stack->size());
+        const QRect deltaRect(view.deltaPlot()->mapTo(&view, QPoint()), view.deltaPlot()->size());
+        QVERIFY(!stackRect.intersects(deltaRect));
+        QVERIFY(stackRect.right() < deltaRect.left());
+        QVERIFY(stack->width() > 200 && view.deltaPlot()->width() > 200);
+        // The PNG draws the stacked budgets too (its first chart): a real image.
+        QTemporaryDir tmp;
+        QString error;
+        QVERIFY2(view.exportPng(tmp.filePath("c.png"), &error), qPrintable(error));
+        QVERIFY(!checkedPng(tmp.filePath("c.png")).isNull());
     }
 
     void pngOptionErrors()

@@ -1,10 +1,13 @@
 // The timeline panel (src/widgets/timelinepanel): stacked bars per step and device that add up
 // to the step window, the strip of one step's GPU events, and the tooltips' definitions.
 
+#include "heuristics.h"
+#include "plotstyle.h"
 #include "runanalysis.h"
 #include "timelinepanel.h"
 #include "timelinespec.h"
 
+#include <QFontMetricsF>
 #include <QtTest>
 
 using namespace goblin;
@@ -19,7 +22,50 @@ private slots:
     void emptyRun();
     void devicesNumberedOneWay_data();
     void devicesNumberedOneWay();
+    void labelsNeverOverprint_data();
+    void labelsNeverOverprint();
+    void sourcesOnTheirOwnScale();
+    void devicesAndStreamsSorted();
+    void coloursAreNotTheBuckets();
+    void selectionIsVisible();
 };
+
+namespace {
+
+/// `ranks` files (rank r, device 2), each with `steps` ProfilerSteps of 1 ms and a GEMM in each.
+QString ranksSpec(int ranks, int steps)
+{
+    QString spec;
+    for (int r = 0; r < ranks; ++r) {
+        spec += QStringLiteral("file=rank%1.json:%1 dev=2 ").arg(r);
+        for (int s = 0; s < steps; ++s)
+            spec += QStringLiteral("P:%1:%2 K:Cijk_gemm:%1:%3 ").arg(s * 1000000).arg((s + 1) * 1000000).arg(s * 1000000 + 600000);
+    }
+    return spec;
+}
+
+/// Pixel extents of labels along `axis`, centred on their keys, in key order.
+std::vector<std::pair<double, double>> extents(QCPAxis *axis, const QVector<QPair<double, QString>> &labels)
+{
+    const QFontMetricsF fm(axis->tickLabelFont());
+    std::vector<std::pair<double, double>> out;
+    for (const auto &[key, text] : labels) {
+        const double centre = axis->coordToPixel(key), half = fm.horizontalAdvance(text) / 2.0;
+        out.push_back({centre - half, centre + half});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// Redmean distance of two colours (0 … ~765): a cheap stand-in for perceived difference.
+double colourDistance(const QColor &a, const QColor &b)
+{
+    const double rm = (a.red() + b.red()) / 2.0;
+    const double dr = a.red() - b.red(), dg = a.green() - b.green(), db = a.blue() - b.blue();
+    return std::sqrt((2 + rm / 256) * dr * dr + 4 * dg * dg + (2 + (255 - rm) / 256) * db * db);
+}
+
+} // namespace
 
 void TestTimelinePanel::barsStripAndTooltips()
 {
@@ -146,6 +192,197 @@ void TestTimelinePanel::emptyRun()
     QCOMPARE(panel.stripEventCount(), 0);
     panel.setRun(nullptr);
     QVERIFY(panel.toolTipAt(QPointF(10, 10)).isEmpty());
+}
+
+void TestTimelinePanel::labelsNeverOverprint_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<int>("width");
+    QTest::newRow("8 ranks x 8 steps at 1366 px") << 8 << 8 << 1366;
+    QTest::newRow("8 ranks x 8 steps at 700 px") << 8 << 8 << 700;
+    QTest::newRow("8 ranks x 30 steps at 1366 px") << 8 << 30 << 1366;
+    QTest::newRow("2 ranks x 3 steps at 1920 px") << 2 << 3 << 1920;
+}
+
+void TestTimelinePanel::labelsNeverOverprint()
+{
+    QFETCH(int, ranks);
+    QFETCH(int, steps);
+    QFETCH(int, width);
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec(ranksSpec(ranks, steps));
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.resize(width, 560);
+    panel.setRun(&run);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replot();
+    QCoreApplication::processEvents();  // the relabel's queued replot
+    panel.replot();
+    QCOMPARE(panel.barCount(), ranks * steps);
+    QCOMPARE(panel.groupCount(), 1);
+    QCPAxisRect *rect = panel.groupRect(0);
+    const auto stepLabels = panel.stepLabels(0);
+    const auto deviceLabels = panel.deviceLabels(0);
+    QVERIFY(!stepLabels.isEmpty());
+    QVERIFY(!deviceLabels.isEmpty());
+    for (const auto *labels : {&stepLabels, &deviceLabels}) {
+        QCPAxis *axis = rect->axis(labels == &stepLabels ? QCPAxis::atBottom : QCPAxis::atTop);
+        const auto spans = extents(axis, *labels);
+        for (std::size_t i = 1; i < spans.size(); ++i)
+            QVERIFY2(spans[i].first >= spans[i - 1].second,
+                     qPrintable(QStringLiteral("label %1 overprints its neighbour at %2 px wide").arg(i).arg(width)));
+        for (const auto &[left, right] : spans)  // inside the rect (with the slack of half a gap)
+            QVERIFY(left >= rect->left() - 8 && right <= rect->right() + 8);
+    }
+    // Device labels name rank and device ("r3 · GPU 0 (d2)" or "r3 · d2", elided at worst), and
+    // every rank is named where there is room for it.
+    for (const auto &[key, text] : deviceLabels)
+        QVERIFY2(text.startsWith(QLatin1Char('r')) && (text.contains(QStringLiteral(" · ")) || text.endsWith(QChar(0x2026))),
+                 qPrintable(text));
+    if (width >= 1366)
+        QCOMPARE(int(deviceLabels.size()), ranks);
+    // With room, every step is labelled; without, the labels thin out evenly.
+    if (width >= 1366 && ranks * steps <= 16)
+        QCOMPARE(int(stepLabels.size()), ranks * steps);
+    else
+        QVERIFY(stepLabels.size() >= ranks);  // thinned, never gone
+    QVERIFY(!panel.grab().isNull());
+}
+
+void TestTimelinePanel::sourcesOnTheirOwnScale()
+{
+    // A torch trace with 0.6 ms steps beside a kernel trace without steps spanning 4.5 ms: two
+    // groups, each on its own scale, so the long span does not flatten the steps.
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.kernels.timeline = test::timelineFromSpec(QStringLiteral("file=trace.csv dev=0 K:rocm_kernel:0:1000000 "
+                                                                 "K:rocm_kernel:4000000:4500000"),
+                                                  QStringLiteral("trace.csv"));
+    run.torch.timeline = test::timelineFromSpec(QStringLiteral(
+        "file=rank0.json:0 dev=2 P:0:600000 K:Cijk_gemm:0:400000 P:600000:1200000 K:Cijk_gemm:600000:1000000 "
+        "P:1200000:1800000 K:Cijk_gemm:1200000:1600000"));
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.resize(1366, 600);
+    panel.setRun(&run);
+    QCOMPARE(panel.groupCount(), 2);
+    QVERIFY2(panel.groupTitle(0).contains(QLatin1String("kernel trace")), qPrintable(panel.groupTitle(0)));
+    QVERIFY2(panel.groupTitle(0).contains(QLatin1String("no steps")), qPrintable(panel.groupTitle(0)));
+    QVERIFY2(panel.groupTitle(1).contains(QLatin1String("torch trace")), qPrintable(panel.groupTitle(1)));
+    QCOMPARE(panel.groupOfBar(0), 0);
+    double stepped = 0.0;
+    for (int bar = 0; bar < panel.barCount(); ++bar) {
+        if (panel.groupOfBar(bar) != 1)
+            continue;
+        double sum = 0.0;
+        for (int p = 0; p < TimelinePanel::PartCount; ++p)
+            sum += panel.barValue(bar, p);
+        stepped = std::max(stepped, sum);
+    }
+    QVERIFY(stepped > 0.0);
+    // Each scale ends just above its own tallest bar (ms).
+    QVERIFY(panel.groupRect(1)->axis(QCPAxis::atLeft)->range().upper < stepped * 1e3 * 1.2);
+    QVERIFY(panel.groupRect(0)->axis(QCPAxis::atLeft)->range().upper >= 4.5);
+    // The strip follows a click into either group.
+    panel.showStrip(panel.barDevice(0), panel.barStep(0));
+    QCOMPARE(panel.stripEventCount(), 2);
+}
+
+void TestTimelinePanel::devicesAndStreamsSorted()
+{
+    // Files and devices as a trace may list them: rank 1 before rank 0, device 3 before 2,
+    // streams 7, 0, 3 in order of first use.
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec(QStringLiteral(
+        "file=b.json:1 dev=2 K:a:0:10 "
+        "file=a.json:0 dev=3 K:a:0:10 dev=2 K:a:0:100:7 K:b:100:200:0 K:c:200:300:3"));
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.resize(1000, 500);
+    panel.setRun(&run);
+    QStringList order;
+    for (int bar = 0; bar < panel.barCount(); ++bar)
+        order << panel.deviceGroupLabel(panel.barDevice(bar), true);
+    QCOMPARE(order, (QStringList{"r0 · d2", "r0 · d3", "r1 · d2"}));
+    panel.showStrip(panel.barDevice(0), 0);
+    QCOMPARE(panel.stripEventCount(), 3);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replot();
+    QCOMPARE(panel.laneLabels(), (QStringList{"0", "3", "7"}));
+}
+
+void TestTimelinePanel::coloursAreNotTheBuckets()
+{
+    // The timeline's parts (and so the strip's lanes) never wear a budget bucket's colour, in
+    // either palette, and stay apart from one another.
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+    for (const QPalette &pal : {exportPalette(), dark}) {
+        for (int p = 0; p < TimelinePanel::PartCount; ++p) {
+            const QColor c = TimelinePanel::partColor(p, pal);
+            for (int b = 0; b <= WasteBudget::BucketCount; ++b)
+                QVERIFY2(colourDistance(c, bucketColor(b, pal)) > 90.0,
+                         qPrintable(QStringLiteral("part %1 looks like bucket %2").arg(TimelinePanel::partLabel(p)).arg(b)));
+            for (int q = 0; q < p; ++q)
+                QVERIFY(colourDistance(c, TimelinePanel::partColor(q, pal)) > 60.0);
+        }
+    }
+    // The legend is the timeline's own: its five parts, once.
+    TimelinePanel panel;
+    QCOMPARE(panel.legend->itemCount(), int(TimelinePanel::PartCount));
+    for (int p = 0; p < TimelinePanel::PartCount; ++p) {
+        auto *item = qobject_cast<QCPPlottableLegendItem *>(panel.legend->item(p));
+        QVERIFY(item);
+        QCOMPARE(item->plottable()->name(), TimelinePanel::partLabel(p));
+    }
+}
+
+void TestTimelinePanel::selectionIsVisible()
+{
+    RunAnalysis run;
+    run.runDir = run.runDirAsGiven = QStringLiteral("/nonexistent/run");
+    run.torch.timeline = test::timelineFromSpec(ranksSpec(2, 3));
+    analyzeRun(run);
+    TimelinePanel panel;
+    panel.resize(1200, 560);
+    panel.setRun(&run);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.replot();
+    QCOMPARE(panel.selectedBar(), 0);  // the first bar's events are shown at first
+    QVERIFY2(panel.stripTitle().startsWith(QLatin1String("s0")) && panel.stripTitle().contains(QLatin1String("r0")),
+             qPrintable(panel.stripTitle()));
+    // A click on rank 1's third bar shows it and moves the outline there.
+    int target = -1;
+    for (int bar = 0; bar < panel.barCount(); ++bar)
+        if (panel.deviceGroupLabel(panel.barDevice(bar), true) == QStringLiteral("r1 · d2") && panel.barStep(bar) == 2)
+            target = bar;
+    QVERIFY(target >= 0);
+    QCPAxisRect *rect = panel.groupRect(panel.groupOfBar(target));
+    double key = 0.0;
+    for (int bar = 0, k = 0; bar <= target; ++bar, ++k)
+        key = k + (panel.barDevice(bar) != panel.barDevice(0) ? 1.0 : 0.0);  // one gap between the two devices
+    const QPoint onBar(int(rect->axis(QCPAxis::atBottom)->coordToPixel(key)), int(rect->axis(QCPAxis::atLeft)->coordToPixel(0.1)));
+    QTest::mouseClick(&panel, Qt::LeftButton, {}, onBar);
+    QCOMPARE(panel.selectedBar(), target);
+    QCOMPARE(panel.stripStep(), 2);
+    QVERIFY2(panel.stripTitle().startsWith(QLatin1String("s2")) && panel.stripTitle().contains(QLatin1String("r1")),
+             qPrintable(panel.stripTitle()));
+    // The outline is drawn: an item rect around that bar, in the text colour.
+    QCPItemRect *outline = nullptr;
+    for (int i = 0; i < panel.itemCount(); ++i)
+        if (auto *r = qobject_cast<QCPItemRect *>(panel.item(i)))
+            outline = r;
+    QVERIFY(outline);
+    QCOMPARE(outline->clipAxisRect(), rect);
+    QVERIFY(outline->topLeft->coords().x() < key && outline->bottomRight->coords().x() > key);
 }
 
 QTEST_MAIN(TestTimelinePanel)
