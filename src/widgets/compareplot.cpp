@@ -253,7 +253,10 @@ void drawCompareStackedBudgets(QCustomPlot *plot, const QJsonObject &compare, co
     }
     plot->yAxis->setRange(0.0, top > 0.0 ? top * 1.15 : 1.0);
     placeLegendAbove(plot, palette);
-    plot->legend->setWrap(2);  // two columns: three clipped "Memory headroom" and its peers
+    // Two columns (three clipped "Memory headroom" and its peers); the items are already placed,
+    // so they are laid out again.
+    plot->legend->setWrap(2);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     plot->legend->setVisible(runCount > 0);
 }
 
