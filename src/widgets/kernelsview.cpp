@@ -95,8 +95,9 @@ void KernelsView::setModel(QAbstractItemModel *model)
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setSectionResizeMode(RunModel::NameColumn, QHeaderView::Stretch);
     // Headers such as "Total / whole trace, all GPUs" wrap at word boundaries rather than widen
-    // their column: three lines of header, numbers as wide as they are.
-    header->setMinimumHeight(4 * header->fontMetrics().lineSpacing() + 8);
+    // their column: up to five lines of header ("Total / whole trace, all GPUs" in a 4 em column),
+    // numbers as wide as they are.
+    header->setMinimumHeight(5 * header->fontMetrics().lineSpacing() + 8);
     m_table->sortByColumn(RunModel::TotalTimeColumn, Qt::DescendingOrder);
     if (model) {
         connect(model, &QAbstractItemModel::modelReset, this, &KernelsView::fitColumns);
