@@ -397,7 +397,14 @@ void TimelinePanel::rebuildBars()
         for (int p = 0; p < PartCount; ++p)
             g.parts[p]->setData(keys, values[p], true);
         const double last = g.bars > 0 ? m_bars[std::size_t(g.firstBar + g.bars - 1)].key : 0.0;
-        g.rect->axis(QCPAxis::atBottom)->setRange(-0.7, std::max(0.7, last + 0.7));
+        // At least three bars' room: one unstepped span alone would otherwise be drawn as a slab.
+        double low = -0.7, high = std::max(0.7, last + 0.7);
+        if (constexpr double kMinSpan = 3.0; high - low < kMinSpan) {
+            const double pad = (kMinSpan - (high - low)) / 2.0;
+            low -= pad;
+            high += pad;
+        }
+        g.rect->axis(QCPAxis::atBottom)->setRange(low, high);
         g.rect->axis(QCPAxis::atTop)->setRange(g.rect->axis(QCPAxis::atBottom)->range());
         g.rect->axis(QCPAxis::atLeft)->setRange(0.0, top > 0.0 ? top * 1.05 : 1.0);
     }
