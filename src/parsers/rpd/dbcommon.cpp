@@ -12,6 +12,30 @@
 namespace goblin::dbread
 {
 
+std::optional<OpenRefusal> openUntrusted(const QString &path, rocpd::Connection &conn, std::optional<Guard> &guard,
+                                         SchemaObjects &schema, QString &sideFiles)
+{
+    const rocpd::FileCheck check = rocpd::checkFile(path);
+    sideFiles = check.sideFiles;
+    if (!check.ok)
+        return OpenRefusal{false, check.problem + QStringLiteral("; no kernels read from it"),
+                           QStringLiteral("not a readable SQLite file")};
+    if (!conn.open(path))
+        return OpenRefusal{
+            true, QStringLiteral("cannot be opened as an SQLite database (%1); no kernels read from it").arg(conn.error()),
+            QStringLiteral("unreadable SQLite file")};
+    guard.emplace(conn.handle());
+    QString error;
+    if (!readSchema(conn, schema, error))
+        return OpenRefusal{true,
+                           QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no "
+                                          "kernels read from it")
+                               .arg(error),
+                           QStringLiteral("unreadable SQLite file")};
+    return std::nullopt;
+}
+
+
 namespace
 {
 

@@ -83,6 +83,19 @@ private:
 using SchemaObjects = std::unordered_map<std::string, std::string>;
 bool readSchema(rocpd::Connection &conn, SchemaObjects &out, QString &error);
 
+/// Why a stranger's database was not opened: the diagnostic and the dialect its file row shows.
+struct OpenRefusal {
+    bool error = false;  ///< Error (else Warning) severity
+    QString message;
+    QString dialect;
+};
+
+/// The first steps every reader of a stranger's database takes: the file check, the read-only
+/// immutable open, the guard (emplaced into `guard`) and the schema. nullopt when all went well.
+/// `sideFiles`: the file check's word on a journal or WAL beside the file (empty: none).
+std::optional<OpenRefusal> openUntrusted(const QString &path, rocpd::Connection &conn, std::optional<Guard> &guard,
+                                         SchemaObjects &schema, QString &sideFiles);
+
 /// The column names of a table (pragma table_info); empty when it has none or cannot be read.
 QStringList columnsOf(rocpd::Connection &conn, const QString &table);
 

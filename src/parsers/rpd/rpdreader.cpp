@@ -78,26 +78,15 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
         return RocpdOutcome::Unusable;
     };
 
-    const rocpd::FileCheck check = rocpd::checkFile(path);
-    if (!check.ok)
-        return refuse(Severity::Warning, check.problem + QStringLiteral("; no kernels read from it"),
-                      QStringLiteral("not a readable SQLite file"));
     rocpd::Connection conn;
-    if (!conn.open(path))
-        return refuse(
-            Severity::Error,
-            QStringLiteral("cannot be opened as an SQLite database (%1); no kernels read from it").arg(conn.error()),
-            QStringLiteral("unreadable SQLite file"));
-    sqlite3 *db = conn.handle();
-    dbread::Guard guard(db);
+    std::optional<dbread::Guard> guarded;
     dbread::SchemaObjects schema;
+    QString sideFiles;
+    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, conn, guarded, schema, sideFiles))
+        return refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
+    sqlite3 *db = conn.handle();
+    dbread::Guard &guard = *guarded;
     QString error;
-    if (!dbread::readSchema(conn, schema, error))
-        return refuse(Severity::Error,
-                      QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no kernels "
-                                     "read from it")
-                          .arg(error),
-                      QStringLiteral("unreadable SQLite file"));
     const QStringList notTables = dbread::notTables(schema, {"rocpd_op", "rocpd_api", "rocpd_string"});
     if (!notTables.isEmpty())
         return refuse(Severity::Warning,
@@ -435,8 +424,8 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
     if (streamOverflow)
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("more than 65535 queues on one GPU: the last ones share one timeline lane")});
-    if (!check.sideFiles.isEmpty())
-        diags.push_back({Severity::Warning, rel, 0, check.sideFiles});
+    if (!sideFiles.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, sideFiles});
 
     info.dialect =
         QStringLiteral("rocmProfileData (rpd_tracer) schema %1").arg(version.isEmpty() ? QStringLiteral("?") : version);
