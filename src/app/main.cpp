@@ -27,6 +27,10 @@
 #include <cerrno>
 #include <cstring>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #if !defined(GOBLIN_HAVE_GUI) && defined(GOBLIN_GUI_HELPER_NAME)
 #include <unistd.h>
 #define GOBLIN_EXEC_GUI_HELPER 1
@@ -86,6 +90,13 @@ int execGuiHelper(char **argv, const char *what)
 
 int main(int argc, char **argv)
 {
+#if defined(__GLIBC__)
+    // glibc raises its mmap threshold to the size of the largest block freed (up to 32 MiB). The
+    // torch trace's byte ranges each free a 17 MiB parser and a 7 MiB buffer, so after the first
+    // range these came from the heap, whose freed pages stay resident: 42 MiB free but mapped after
+    // loading a 1 GB folder. A fixed threshold maps and unmaps them (docs/performance.md).
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
     if (argc > 1 && std::strcmp(argv[1], "report") == 0) {
         const QStringList arguments = argumentsAfterCommand(argc, argv);
 #ifdef GOBLIN_HAVE_GUI

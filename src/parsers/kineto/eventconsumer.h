@@ -13,6 +13,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,16 @@ struct KinetoEvent {
     const EventSpan &span;
     syntax::PyValue ph, cat, name, ts, dur;  ///< Missing where the event has no such member
     std::string_view phText, catText, nameText;  ///< set where the member is a string
+
+    /// What several consumers read from the args, decoded by the first that asks and kept for the
+    /// others (workbench/tracetraitsconsumer.h eventArgIds): GPU events' correlation and graph id.
+    struct ArgIdsMemo {
+        bool read = false;
+        bool withGraphId = false;
+        std::optional<qint64> correlation;
+        std::optional<qint64> graphId;
+    };
+    mutable ArgIdsMemo argIds{};
 };
 
 /// What the document was, once the reader has reached its end (or stopped).

@@ -91,6 +91,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
                       haveDur ? classify(durToken) : PyValue{},
                       {},
                       {},
+                      {},
                       {}};
     // Strings stay views into the buffer unless this event has escapes to resolve.
     if (event.name.isString()) {

@@ -1,11 +1,13 @@
 #pragma once
 /// \file The byte searches of the CSV grammar: the next quote or line end (SSE2, AVX2 when the
-/// CPU has it), and physical line breaks as Python's universal newlines count them.
+/// CPU has it), and physical line breaks as Python's universal newlines count them; and the
+/// search for a quoted key in a JSON event's bytes.
 
 #include <QtGlobal>
 
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -100,6 +102,37 @@ inline qint64 countNewlines(const char *p, const char *e)
         p = static_cast<const char *>(hit) + 1;
     }
     return n;
+}
+
+/// The first `quoted` (a key with its quotes) in [p, end), or nullptr. Candidates are a quote
+/// followed by the key's first letter, 16 positions at a time: an event's args hold a handful.
+/// The JSON event readers (workbench/) find their args members with it.
+inline const char *findQuoted(const char *p, const char *end, std::string_view quoted)
+{
+    const size_t k = quoted.size();
+    if (size_t(end - p) < k)
+        return nullptr;
+    const char *const last = end - k;  // the last position a match can start at
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i letter = _mm_set1_epi8(quoted[1]);
+    while (last - p >= 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 1));
+        unsigned mask = unsigned(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(y, letter))));
+        while (mask) {
+            const char *at = p + __builtin_ctz(mask);
+            if (std::memcmp(at, quoted.data(), k) == 0)
+                return at;
+            mask &= mask - 1;
+        }
+        p += 16;
+    }
+#endif
+    for (; p <= last; ++p)
+        if (*p == '"' && p[1] == quoted[1] && std::memcmp(p, quoted.data(), k) == 0)
+            return p;
+    return nullptr;
 }
 
 } // namespace goblin::syntax

@@ -5,8 +5,10 @@
 #include "workbench/attributionconsumer.h"
 
 #include "kineto/gpuevents.h"
+#include "syntax/bytesearch.h"
 #include "syntax/jsontoken.h"
 #include "torchtraceparser.h"
+#include "workbench/idmap.h"
 #include "workbench/tracetraitsconsumer.h"
 
 #include <algorithm>
@@ -28,14 +30,22 @@ constexpr quint32 kNone = ~quint32(0);
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+/// The bytes at `p` are `text`: a loop, cheaper than a memcmp call for the few bytes of a pid.
+inline bool sameBytes(const char *p, std::string_view text)
+{
+    for (const char c : text)
+        if (*p++ != c)
+            return false;
+    return true;
+}
+
 /// The first `"key"` followed by ':' in [p, end), or nullptr.
 const char *findKey(const char *p, const char *end, std::string_view quotedKey)
 {
     while (p < end) {
-        const void *hit = memmem(p, size_t(end - p), quotedKey.data(), quotedKey.size());
-        if (!hit)
+        const char *at = syntax::findQuoted(p, end, quotedKey);
+        if (!at)
             return nullptr;
-        const char *at = static_cast<const char *>(hit);
         const char *q = at + quotedKey.size();
         while (q < end && isSpace(*q))
             ++q;
@@ -46,14 +56,17 @@ const char *findKey(const char *p, const char *end, std::string_view quotedKey)
     return nullptr;
 }
 
-void putVarint(std::vector<std::uint8_t> &out, quint64 v)
+/// Writes v as a LEB128 varint (at most 10 bytes) at `p`; returns the position after it.
+std::uint8_t *putVarint(std::uint8_t *p, quint64 v)
 {
     while (v >= 0x80) {
-        out.push_back(std::uint8_t(v | 0x80));
+        *p++ = std::uint8_t(v | 0x80);
         v >>= 7;
     }
-    out.push_back(std::uint8_t(v));
+    *p++ = std::uint8_t(v);
+    return p;
 }
+constexpr size_t kMaxRecordBytes = 1 + 3 * 10;  // a kind byte and three varints
 
 quint64 zigzag(qint64 v) { return (quint64(v) << 1) ^ quint64(v >> 63); }
 qint64 unzigzag(quint64 v) { return qint64(v >> 1) ^ -qint64(v & 1); }
@@ -92,23 +105,23 @@ template <typename F>
 void forEachCpu(const AttributionConsumer::ThreadLog &log, F &&f)
 {
     for (const AttributionConsumer::Segment &segment : log.segments) {
-        const std::uint8_t *p = segment.bytes.data();
-        const std::uint8_t *const end = p + segment.bytes.size();
         qint64 begin = 0, correlation = 0;
-        while (p < end) {
-            const auto kind = AttributionConsumer::Kind(*p++);
-            begin += unzigzag(getVarint(p, end));
-            if (kind == AttributionConsumer::KindCall) {
-                correlation += unzigzag(getVarint(p, end));
-                f(AttributionConsumer::CpuRecord{begin, correlation, 0, kind});
-                continue;
+        segment.bytes.forEachBlock([&](const std::uint8_t *p, const std::uint8_t *const end) {
+            while (p < end) {
+                const auto kind = AttributionConsumer::Kind(*p++);
+                begin += unzigzag(getVarint(p, end));
+                if (kind == AttributionConsumer::KindCall) {
+                    correlation += unzigzag(getVarint(p, end));
+                    f(AttributionConsumer::CpuRecord{begin, correlation, 0, kind});
+                    continue;
+                }
+                const qint64 durNs = qint64(getVarint(p, end));
+                quint32 key = quint32(getVarint(p, end));
+                if (segment.names)
+                    key = (*segment.names)[key];
+                f(AttributionConsumer::CpuRecord{begin, begin + durNs, key, kind});
             }
-            const qint64 durNs = qint64(getVarint(p, end));
-            quint32 key = quint32(getVarint(p, end));
-            if (segment.names)
-                key = (*segment.names)[key];
-            f(AttributionConsumer::CpuRecord{begin, begin + durNs, key, kind});
-        }
+        });
     }
 }
 
@@ -116,18 +129,18 @@ template <typename F>
 void forEachGpu(const AttributionConsumer::GpuLog &log, F &&f)
 {
     for (const AttributionConsumer::Segment &segment : log.segments) {
-        const std::uint8_t *p = segment.bytes.data();
-        const std::uint8_t *const end = p + segment.bytes.size();
         qint64 correlation = 0;
-        while (p < end) {
-            const quint64 head = getVarint(p, end);
-            correlation += unzigzag(head >> 2);
-            const qint64 durNs = qint64(getVarint(p, end));
-            quint32 name = quint32(getVarint(p, end));
-            if (segment.names)
-                name = (*segment.names)[name];
-            f(AttributionConsumer::GpuRecord{(head & 2) ? correlation : -1, durNs, name, bool(head & 1)});
-        }
+        segment.bytes.forEachBlock([&](const std::uint8_t *p, const std::uint8_t *const end) {
+            while (p < end) {
+                const quint64 head = getVarint(p, end);
+                correlation += unzigzag(head >> 2);
+                const qint64 durNs = qint64(getVarint(p, end));
+                quint32 name = quint32(getVarint(p, end));
+                if (segment.names)
+                    name = (*segment.names)[name];
+                f(AttributionConsumer::GpuRecord{(head & 2) ? correlation : -1, durNs, name, bool(head & 1)});
+            }
+        });
     }
 }
 
@@ -145,12 +158,23 @@ std::string_view eventThreadToken(const KinetoEvent &event)
     // first byte lies eventBytes before that end; Kineto writes "tid" before "args".
     const char *const eventEnd = args.data() + args.size();
     const char *const eventBegin = eventEnd - eventBytes;
-    // Kineto writes "tid" right after "pid": look there first, not through the (long) name.
+    // Kineto writes "tid" right after "pid" (`"pid": 1, "tid": 2`): read it there, else search.
     const char *p = nullptr;
     if (event.fields.have & (1u << kPidKey)) {
         const std::string_view pid = event.fields.token[kPidKey];
-        if (pid.data() > eventBegin && pid.data() + pid.size() <= args.data())
-            p = findKey(pid.data() + pid.size(), args.data(), "\"tid\"");
+        if (pid.data() > eventBegin && pid.data() + pid.size() <= args.data()) {
+            const char *q = pid.data() + pid.size();
+            const char *const limit = args.data();
+            while (q < limit && isSpace(*q))
+                ++q;
+            if (q < limit && *q == ',') {
+                ++q;
+                while (q < limit && isSpace(*q))
+                    ++q;
+                if (limit - q > 5 && std::memcmp(q, "\"tid\"", 5) == 0)
+                    p = findKey(q, limit, "\"tid\"");
+            }
+        }
     }
     if (!p)
         p = findKey(eventBegin, args.data(), "\"tid\"");
@@ -213,13 +237,25 @@ std::string inputDimsText(std::string_view args, bool *keyFound)
 
 quint32 AttributionConsumer::Interner::id(std::string_view text)
 {
+    // Names come in runs of a few (an op's launch, its kernel): a direct-mapped slot per
+    // (length, middle and last byte) answers most of them with one compare and no hash.
+    const size_t n = text.size();
+    quint32 &slot = m_recent[(n * 131 + (n ? quint8(text[n / 2]) * 31 + quint8(text[n - 1]) : 0)) % kRecentSlots];
+    if (slot < m_texts.size()) {
+        const std::string &known = *m_texts[slot];
+        if (known.size() == n && std::memcmp(known.data(), text.data(), n) == 0)
+            return slot;
+    }
     const auto it = m_ids.find(text);
-    if (it != m_ids.end())
+    if (it != m_ids.end()) {
+        slot = it->second;
         return it->second;
+    }
     const std::string &stored = m_storage.emplace_back(text);
     const quint32 id = quint32(m_texts.size());
     m_texts.push_back(&stored);
     m_ids.emplace(std::string_view(stored), id);
+    slot = id;
     return id;
 }
 
@@ -279,25 +315,26 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
 
     switch (what) {
     case What::Gpu: {
-        const ArgIds ids = haveArgs ? readArgIds(args, true) : ArgIds{};
+        const ArgIds ids = eventArgIds(event, true);
         const bool usable = ids.correlation && *ids.correlation >= 0;
         Segment &segment = writable(m_gpu.segments, m_gpu.previousCorrelation);
         const qint64 correlation = usable ? *ids.correlation : m_gpu.previousCorrelation;
-        putVarint(segment.bytes, (zigzag(correlation - m_gpu.previousCorrelation) << 2) | (usable ? 2u : 0u) |
-                                     (ids.graphId && *ids.graphId != 0 ? 1u : 0u));
+        std::uint8_t *p = segment.bytes.reserve(kMaxRecordBytes);
+        p = putVarint(p, (zigzag(correlation - m_gpu.previousCorrelation) << 2) | (usable ? 2u : 0u) |
+                             (ids.graphId && *ids.graphId != 0 ? 1u : 0u));
         m_gpu.previousCorrelation = correlation;
-        putVarint(segment.bytes, quint64(*durNs));
-        putVarint(segment.bytes, m_names.id(name));
+        p = putVarint(p, quint64(*durNs));
+        p = putVarint(p, m_names.id(name));
+        segment.bytes.commit(p);
         ++m_gpuEvents;
         return;
     }
     case What::Runtime: {
-        const ArgIds ids = haveArgs ? readArgIds(args, false) : ArgIds{};
+        const ArgIds ids = eventArgIds(event, false);
         if (!ids.correlation || *ids.correlation < 0)
             return;
         ++m_calls;
-        m_minCorrelation = std::min(m_minCorrelation, *ids.correlation);
-        m_maxCorrelation = std::max(m_maxCorrelation, *ids.correlation);
+        ++m_correlationPages.at(quint64(*ids.correlation) >> kCorrelationPageBits);
         addCpu(event, KindCall, *beginNs, *ids.correlation, 0);
         return;
     }
@@ -339,12 +376,14 @@ void AttributionConsumer::addCpu(const KinetoEvent &event, Kind kind, qint64 beg
 {
     const std::string_view pid =
         (event.fields.have & (1u << kPidKey)) ? trimJson(event.fields.token[kPidKey]) : std::string_view();
-    m_keyScratch.assign(pid);
-    m_keyScratch.push_back(kKeySeparator);
-    m_keyScratch.append(eventThreadToken(event));
-    if (m_threads.size() == 0 || m_keyScratch != m_lastThread) {
-        m_lastThreadId = m_threads.id(m_keyScratch);
-        m_lastThread = m_keyScratch;
+    const std::string_view tid = eventThreadToken(event);
+    // Most events come from the thread of the one before: compare, compose the key only on a change.
+    if (m_threads.size() == 0 || m_lastThread.size() != pid.size() + 1 + tid.size() ||
+        !sameBytes(m_lastThread.data(), pid) || !sameBytes(m_lastThread.data() + pid.size() + 1, tid)) {
+        m_lastThread.assign(pid);
+        m_lastThread.push_back(kKeySeparator);
+        m_lastThread.append(tid);
+        m_lastThreadId = m_threads.id(m_lastThread);
     }
     const quint32 thread = m_lastThreadId;
     if (thread >= m_cpu.size())
@@ -363,16 +402,18 @@ void AttributionConsumer::append(ThreadLog &log, const CpuRecord &record)
     log.last = record;
     ++log.records;
     Segment &segment = writable(log.segments, log.previousBegin, &log.previousCorrelation);
-    segment.bytes.push_back(std::uint8_t(record.kind));
-    putVarint(segment.bytes, zigzag(record.begin - log.previousBegin));
+    std::uint8_t *p = segment.bytes.reserve(kMaxRecordBytes);
+    *p++ = std::uint8_t(record.kind);
+    p = putVarint(p, zigzag(record.begin - log.previousBegin));
     log.previousBegin = record.begin;
     if (record.kind == KindCall) {
-        putVarint(segment.bytes, zigzag(record.end - log.previousCorrelation));
+        p = putVarint(p, zigzag(record.end - log.previousCorrelation));
         log.previousCorrelation = record.end;
     } else {
-        putVarint(segment.bytes, quint64(record.end - record.begin));
-        putVarint(segment.bytes, record.key);
+        p = putVarint(p, quint64(record.end - record.begin));
+        p = putVarint(p, record.key);
     }
+    segment.bytes.commit(p);
 }
 
 AttributionConsumer::Segment &AttributionConsumer::writable(std::vector<Segment> &segments, qint64 &previous,
@@ -390,13 +431,8 @@ AttributionConsumer::Segment &AttributionConsumer::writable(std::vector<Segment>
 
 void AttributionConsumer::finishRange()
 {
-    for (ThreadLog &log : m_cpu) {
-        for (Segment &segment : log.segments)
-            segment.bytes.shrink_to_fit();
-        log.late.shrink_to_fit();
-    }
-    for (Segment &segment : m_gpu.segments)
-        segment.bytes.shrink_to_fit();
+    for (ThreadLog &log : m_cpu)
+        log.late.shrink_to_fit();  // the byte logs' blocks hold no slack worth a copy
 }
 
 void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
@@ -454,8 +490,8 @@ void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
     m_gpuEvents += range.m_gpuEvents;
     m_ops += range.m_ops;
     m_calls += range.m_calls;
-    m_minCorrelation = std::min(m_minCorrelation, range.m_minCorrelation);
-    m_maxCorrelation = std::max(m_maxCorrelation, range.m_maxCorrelation);
+    range.m_correlationPages.forEach([&](quint64 page, qint64 calls) { m_correlationPages.at(page) += calls; });
+    range.m_correlationPages = {};
     m_shapes = m_shapes || range.m_shapes;
 }
 
@@ -594,12 +630,12 @@ struct CallInfo {
 
 struct ScopeData {
     std::vector<NodeAggregate> nodes;
-    std::unordered_map<quint64, qint64> leafNs;  // (node, kernel name) -> GPU time
+    IdMap<qint64> leafNs;  // (node, kernel name) -> GPU time
     struct KernelOp {
         qint64 events = 0;
         qint64 ns = 0;
     };
-    std::unordered_map<quint64, KernelOp> kernelOps;  // (kernel name, op key) -> …
+    IdMap<KernelOp> kernelOps;  // (kernel name, op key) -> …
     NodeAggregate &at(quint32 node)
     {
         if (nodes.size() <= node)
@@ -653,13 +689,16 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
     const size_t scopeCount = 1 + m_steps.size();
     std::vector<ScopeData> scopes(scopeCount);
     std::vector<PathNode> nodes{{kNone, kNone, KindCall}};  // the root
-    std::unordered_map<quint64, quint32> childOf;
+    IdMap<quint32> childOf;
     auto child = [&](quint32 parent, Kind kind, quint32 key) {
         const quint64 k = (quint64(parent) << 32) ^ (quint64(kind) << 29) ^ key;  // keys < 2^29
-        const auto [it, inserted] = childOf.try_emplace(k, quint32(nodes.size()));
-        if (inserted)
+        bool inserted = false;
+        quint32 &id = childOf.at(k, &inserted);
+        if (inserted) {
+            id = quint32(nodes.size());
             nodes.push_back({parent, key, kind});
-        return it->second;
+        }
+        return id;
     };
     auto forScopes = [&](int step, auto &&f) {
         f(scopes[0]);
@@ -669,30 +708,34 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
 
     // Per thread: ranges and calls in time order (ranges before calls at the same begin, longer
     // ranges first, then document order), a stack of the open ranges.
-    // The calls' sites (top frame, innermost op, step), few; each correlation id → its site + 1,
-    // in a dense array when the ids are (tracers count them up), else a hash map.
+    // The calls' sites (top frame, innermost op, step); each correlation id → its site + 1,
+    // in arrays of 4096 ids where the ids are dense (tracers count them up), else a hash map.
     std::vector<CallInfo> sites;
-    std::vector<std::unordered_map<quint64, quint32>> siteIds(scopeCount);
-    const bool dense = m_calls > 0 && m_maxCorrelation - m_minCorrelation < 4 * m_calls + 4096;
-    std::vector<quint32> denseSites(dense ? size_t(m_maxCorrelation - m_minCorrelation + 1) : 0, 0);
-    std::unordered_map<qint64, quint32> sparseSites;
-    auto siteSlot = [&](qint64 correlation) -> quint32 * {
-        if (dense) {
-            if (correlation < m_minCorrelation || correlation > m_maxCorrelation)
-                return nullptr;
-            return &denseSites[size_t(correlation - m_minCorrelation)];
+    std::vector<IdMap<quint32>> siteIds(scopeCount);
+    constexpr size_t kPage = size_t(1) << kCorrelationPageBits;
+    IdMap<quint32> densePage;  // page -> its place in denseSites + 1
+    std::vector<quint32> denseSites;
+    m_correlationPages.forEach([&](quint64 page, qint64 calls) {
+        if (calls * 16 >= qint64(kPage)) {  // a sixteenth of the ids or more: an array is smaller
+            densePage.at(page) = quint32(denseSites.size() / kPage + 1);
+            denseSites.resize(denseSites.size() + kPage, 0);
         }
-        return &sparseSites[correlation];
+    });
+    m_correlationPages = {};
+    IdMap<quint32> sparseSites;  // correlations are >= 0: never the map's empty key
+    auto denseSlot = [&](qint64 correlation) -> quint32 * {
+        const quint32 *page = densePage.find(quint64(correlation) >> kCorrelationPageBits);
+        return page ? &denseSites[size_t(*page - 1) * kPage + (size_t(correlation) & (kPage - 1))] : nullptr;
     };
-    auto findSite = [&](qint64 correlation) -> const CallInfo * {
-        quint32 id = 0;
-        if (dense) {
-            if (correlation >= m_minCorrelation && correlation <= m_maxCorrelation)
-                id = denseSites[size_t(correlation - m_minCorrelation)];
-        } else if (const auto it = sparseSites.find(correlation); it != sparseSites.end()) {
-            id = it->second;
-        }
-        return id ? &sites[id - 1] : nullptr;
+    auto siteSlot = [&](qint64 correlation) -> quint32 * {
+        quint32 *slot = denseSlot(correlation);
+        return slot ? slot : &sparseSites.at(quint64(correlation));
+    };
+    auto findSite = [&](qint64 correlation) -> quint32 {  // its site + 1, 0: none
+        const quint32 *slot = denseSlot(correlation);
+        if (!slot)
+            slot = sparseSites.find(quint64(correlation));
+        return slot ? *slot : 0;
     };
     struct Open {
         qint64 end;
@@ -729,10 +772,13 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
                 return;  // a correlation met twice: the first call keeps it
             const quint32 node = top >= 0 ? stack[size_t(top)].node : 0u;
             const quint32 opNode = topOp >= 0 ? stack[size_t(topOp)].node : kNone;
-            const auto [it, inserted] = siteIds[size_t(step + 1)].try_emplace(pair64(node, opNode), quint32(sites.size() + 1));
-            if (inserted)
+            bool inserted = false;
+            quint32 &site = siteIds[size_t(step + 1)].at(pair64(node, opNode), &inserted);
+            if (inserted) {
                 sites.push_back({node, opNode, step});
-            *slot = it->second;
+                site = quint32(sites.size());
+            }
+            *slot = site;
             return;
         }
         const quint32 node = child(top >= 0 ? stack[size_t(top)].node : 0u, r.kind, r.key);
@@ -787,7 +833,7 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
             visit(log.late[next++]);
         log = {};
     }
-    m_cpu = {};
+    m_cpu = std::vector<ThreadLog>();
     siteIds = {};
 
     // GPU events → calls.
@@ -800,14 +846,14 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
     auto scopeOut = [&](size_t i) -> AttributionScope & { return i == 0 ? whole : stepScopes[i - 1]; };
     forEachGpu(m_gpu, [&](const GpuRecord &g) {
         whole.gpuTimeNs += g.durationNs;
-        const CallInfo *site = g.correlation >= 0 ? findSite(g.correlation) : nullptr;
+        const quint32 site = g.correlation >= 0 ? findSite(g.correlation) : 0;
         if (!site) {
             const UnattributedReason why =
                 g.inGraph ? UnattributedReason::GraphReplayWithoutCorrelation : UnattributedReason::NoRuntimeEvent;
             whole.unattributedNs[int(why)] += g.durationNs;
             return;
         }
-        const CallInfo &call = *site;
+        const CallInfo &call = sites[site - 1];
         if (call.step >= 0)
             scopeOut(size_t(call.step) + 1).gpuTimeNs += g.durationNs;
         if (call.opNode == kNone) {
@@ -822,8 +868,8 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
             op.opDeviceNs += g.durationNs;
             ++op.opEvents;
             s.at(call.node).launchedNs += g.durationNs;
-            s.leafNs[pair64(call.node, g.name)] += g.durationNs;
-            ScopeData::KernelOp &link = s.kernelOps[pair64(g.name, opKey)];
+            s.leafNs.at(pair64(call.node, g.name)) += g.durationNs;
+            ScopeData::KernelOp &link = s.kernelOps.at(pair64(g.name, opKey));
             ++link.events;
             link.ns += g.durationNs;
         });
@@ -931,10 +977,10 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
             shown[n] = d;
             tree.nodes[size_t(d)].hostNs += s.nodes[n].hostNs;  // its GPU time comes from its GPU-event leaves
         }
-        for (const auto &[k, ns] : s.leafNs) {
+        s.leafNs.forEach([&](quint64 k, qint64 ns) {
             const int d = displayNode(shown[quint32(k >> 32)], FrameKind::GpuEvent, qtext(m_names.text(quint32(k))));
             tree.nodes[size_t(d)].gpuNs += ns;
-        }
+        });
         for (int d = int(tree.nodes.size()) - 1; d > 0; --d)  // children come after their parent
             tree.nodes[size_t(tree.nodes[size_t(d)].parent)].gpuNs += tree.nodes[size_t(d)].gpuNs;
         for (LaunchNode &node : tree.nodes)
@@ -998,11 +1044,11 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
 
         // Kernel ↔ op links, by op name (the rows of one name with several shapes merged).
         std::map<std::pair<quint32, std::string_view>, ScopeData::KernelOp> links;
-        for (const auto &[k, link] : s.kernelOps) {
+        s.kernelOps.forEach([&](quint64 k, const ScopeData::KernelOp &link) {
             ScopeData::KernelOp &l = links[{quint32(k >> 32), opName(quint32(k))}];
             l.events += link.events;
             l.ns += link.ns;
-        }
+        });
         for (const auto &[k, link] : links)
             outScope.kernelOps.push_back({qtext(m_names.text(k.first)), qtext(k.second), link.events, link.ns});
         std::sort(outScope.kernelOps.begin(), outScope.kernelOps.end(), [](const KernelOpLink &a, const KernelOpLink &b) {

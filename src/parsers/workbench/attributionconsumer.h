@@ -9,9 +9,12 @@
 /// every figure; scripts/attribution_count.py counts the same figures independently.
 
 #include "kineto/eventconsumer.h"
+#include "workbench/bytelog.h"
+#include "workbench/idmap.h"
 
 #include <QtGlobal>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -72,7 +75,7 @@ public:
     /// segment is what one reader wrote; `names` maps the interned ids of a byte range's reader
     /// onto the main reader's (null: already the main reader's).
     struct Segment {
-        std::vector<std::uint8_t> bytes;
+        ByteLog bytes;
         std::shared_ptr<const std::vector<quint32>> names;
     };
     struct ThreadLog {
@@ -119,8 +122,16 @@ public:
                        std::hash<std::string_view>{}(s.substr(s.size() - 48)) ^ s.size();
             }
         };
+        static constexpr size_t kRecentSlots = 1024;
         std::deque<std::string> m_storage;
         std::vector<const std::string *> m_texts;
+        std::array<quint32, kRecentSlots> m_recent = filledRecent();
+        static std::array<quint32, kRecentSlots> filledRecent()
+        {
+            std::array<quint32, kRecentSlots> filled;
+            filled.fill(~quint32(0));
+            return filled;
+        }
         std::unordered_map<std::string_view, quint32, Hash, std::equal_to<>> m_ids;
     };
 
@@ -135,8 +146,9 @@ private:
     std::vector<ThreadLog> m_cpu;  // per thread id
     GpuLog m_gpu;
     qint64 m_gpuEvents = 0;
-    qint64 m_minCorrelation = std::numeric_limits<qint64>::max();
-    qint64 m_maxCorrelation = std::numeric_limits<qint64>::min();
+    /// Runtime calls per 4096 correlation ids: the join keeps the sites of dense pages in arrays.
+    static constexpr int kCorrelationPageBits = 12;
+    IdMap<qint64> m_correlationPages;
     std::vector<StepRecord> m_steps;
     qint64 m_ops = 0;
     qint64 m_calls = 0;

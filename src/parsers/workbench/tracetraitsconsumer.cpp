@@ -140,36 +140,6 @@ namespace {
 
 enum class Found { Yes, No, Unsure };
 
-/// The first `quoted` (a key with its quotes) in [p, end), or nullptr. Candidates are a quote
-/// followed by the key's first letter, 16 positions at a time: a kernel's args hold a handful.
-const char *findQuoted(const char *p, const char *end, std::string_view quoted)
-{
-    const size_t k = quoted.size();
-    if (size_t(end - p) < k)
-        return nullptr;
-    const char *const last = end - k;  // the last position a match can start at
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i letter = _mm_set1_epi8(quoted[1]);
-    while (last - p >= 16) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 1));
-        unsigned mask = unsigned(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(y, letter))));
-        while (mask) {
-            const char *at = p + __builtin_ctz(mask);
-            if (std::memcmp(at, quoted.data(), k) == 0)
-                return at;
-            mask &= mask - 1;
-        }
-        p += 16;
-    }
-#endif
-    for (; p <= last; ++p)
-        if (*p == '"' && p[1] == quoted[1] && std::memcmp(p, quoted.data(), k) == 0)
-            return p;
-    return nullptr;
-}
-
 /// A depth-1 member of an args object found by search instead of the walk: `quotedKey` (with
 /// its quotes) is searched in the bytes. The search is exact when it finds nothing and the bytes
 /// hold no backslash (No), or when no '{', '}' or backslash lies between the object's '{' and the
@@ -179,7 +149,7 @@ const char *findQuoted(const char *p, const char *end, std::string_view quoted)
 Found searchMember(const char *p, const char *end, std::string_view quotedKey, std::optional<qint64> &value)
 {
     const size_t n = size_t(end - p);
-    const char *m = findQuoted(p, end, quotedKey);
+    const char *m = syntax::findQuoted(p, end, quotedKey);
     if (!m)
         return std::memchr(p, '\\', n) ? Found::Unsure : Found::No;
     if (syntax::findAny3(p + 1, m, '{', '}', '\\') != m)
@@ -287,6 +257,18 @@ ArgIds readArgIds(std::string_view args, bool wantGraphId)
     if (correlation == Found::Unsure || graphId == Found::Unsure)
         return walkArgIds(args, wantGraphId);
     return out;
+}
+
+ArgIds eventArgIds(const KinetoEvent &event, bool wantGraphId)
+{
+    KinetoEvent::ArgIdsMemo &memo = event.argIds;
+    if (!memo.read || (wantGraphId && !memo.withGraphId)) {
+        const ArgIds ids = (event.fields.have & (1u << kineto::kArgsKey))
+                               ? readArgIds(trimJson(event.fields.token[kineto::kArgsKey]), wantGraphId)
+                               : ArgIds{};
+        memo = {true, wantGraphId, ids.correlation, ids.graphId};
+    }
+    return {memo.correlation, memo.withGraphId ? memo.graphId : std::nullopt};
 }
 
 QString processGroupText(std::string_view json)
@@ -463,11 +445,8 @@ void TraceTraitsConsumer::onRuntime(const KinetoEvent &event)
     if (rest[0] == 'G') {
         if (callIs(rest, "GraphLaunch", true)) {
             quint64 id = kNoId;
-            if (event.fields.have & (1u << kineto::kArgsKey))
-                if (const std::optional<qint64> c =
-                        readArgIds(trimJson(event.fields.token[kineto::kArgsKey]), false).correlation;
-                    c && *c >= 0)
-                    id = quint64(*c);
+            if (const std::optional<qint64> c = eventArgIds(event, false).correlation; c && *c >= 0)
+                id = quint64(*c);
             m_launches.push_back(id);
             if (m_launchName.empty())
                 m_launchName.assign(name);
@@ -484,7 +463,7 @@ void TraceTraitsConsumer::onGpuEvent(const KinetoEvent &event)
 {
     if (!(event.fields.have & (1u << kineto::kArgsKey)))
         return;
-    const ArgIds ids = readArgIds(trimJson(event.fields.token[kineto::kArgsKey]), true);
+    const ArgIds ids = eventArgIds(event, true);
     const bool usable = ids.correlation && *ids.correlation >= 0;
     if (ids.graphId && *ids.graphId != 0)
         m_graphIdEvents.push_back(usable ? quint64(*ids.correlation) : kNoId);

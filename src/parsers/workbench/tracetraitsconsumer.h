@@ -26,6 +26,8 @@ struct ArgIds {
     std::optional<qint64> graphId;
 };
 ArgIds readArgIds(std::string_view args, bool wantGraphId);
+/// readArgIds of the event's args, read once per event whichever consumer asks first.
+ArgIds eventArgIds(const kineto::KinetoEvent &event, bool wantGraphId);
 
 /// "default_pg size 8 ranks 0-7": the name, size and ranks of a process group as distributedInfo's
 /// pg_config[0] writes it (JSON object text); empty when `json` is not such an object.
