@@ -1,5 +1,6 @@
 #include "kerneltraceparser.h"
 
+#include "io/gzipinflater.h"
 #include "io/regularfile.h"
 #include "io/runinventory.h"
 
@@ -20,6 +21,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QStorageInfo>
+#include <QTemporaryFile>
 
 #include <algorithm>
 
@@ -76,12 +79,40 @@ public:
     /// A database in place of trace.csv, told by its tables (rpd/dbcommon.h): rocpd (both
     /// readings), rocmProfileData or an Nsight Systems export (the workbench only). `rocpd` says
     /// whether it was read as rocpd.
-    Outcome readDatabase(const QString &path, const QString &rel, int host, bool &rocpd)
+    Outcome readDatabase(const QString &givenPath, const QString &rel, int host, bool &rocpd)
     {
         const qint64 before = m_bytesBefore;
         ProgressCallback progress;
         if (m_progress)
             progress = [this, before](qint64 done) { return m_progress(before + done); };
+        // A gzipped database (rpd files of vLLM runs travel as .rpd.gz): SQLite opens files by
+        // name, so it is inflated into a private temporary file, removed when read; the run folder
+        // is never written. Diagnostics still name the file as it lies in the folder.
+        QTemporaryFile inflated(QDir(QDir::tempPath()).filePath(QStringLiteral("goblin-workbench-XXXXXX.sqlite")));
+        QString path = givenPath;
+        if (isGzipFile(givenPath)) {
+            bool cancelled = false;
+            QString problem;
+            if (!inflated.open())
+                problem = QStringLiteral("cannot create a temporary file in %1 (%2)")
+                              .arg(QDir::tempPath(), inflated.errorString());
+            else  // leaving the temporary folder's disk 256 MiB
+                problem = io::inflateFileTo(
+                    givenPath, inflated, std::max<qint64>(0, QStorageInfo(QDir::tempPath()).bytesAvailable() - (qint64(256) << 20)),
+                    progress, &cancelled);
+            if (cancelled)
+                return Outcome::Cancelled;
+            if (!problem.isEmpty() || !inflated.flush()) {
+                m_trace.diagnostics.push_back(
+                    {Severity::Warning, rel, 0,
+                     QStringLiteral("is gzip-compressed and could not be inflated (%1); no kernels read from it")
+                         .arg(problem.isEmpty() ? inflated.errorString() : problem)});
+                m_bytesBefore += QFileInfo(givenPath).size();
+                return Outcome::Unusable;
+            }
+            inflated.close();
+            path = inflated.fileName();
+        }
         const dbread::Recognition kind = dbread::recognise(path);
         rocpd = kind.kind == dbread::DatabaseKind::Other;
         RocpdOutcome outcome;
@@ -101,10 +132,26 @@ public:
                                     "read as rpd either")
                          .arg(kind.incompleteRpd)});
         }
-        m_bytesBefore += QFileInfo(path).size();
+        if (path != givenPath)  // the listing describes the file in the folder, not its inflated copy
+            for (InputFileInfo &info : m_trace.files)
+                if (info.relativePath == rel) {
+                    info.compressed = true;
+                    info.sizeBytes = QFileInfo(givenPath).size();
+                }
+        m_bytesBefore += QFileInfo(givenPath).size();
         return outcome == RocpdOutcome::Read        ? Outcome::Read
                : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
                                                     : Outcome::Unusable;
+    }
+
+    static bool isGzipFile(const QString &path)
+    {
+        if (!specialFileProblem(path).isEmpty())
+            return false;  // the database reader says what it is
+        QFile f(path);
+        char magic[2] = {0, 0};
+        return f.open(QIODevice::ReadOnly) && f.read(magic, 2) == 2 && quint8(magic[0]) == 0x1f &&
+               quint8(magic[1]) == 0x8b;
     }
 
     /// A rocprofv3 JSON or a Perfetto trace in place of a CSV kernel trace: the workbench reading

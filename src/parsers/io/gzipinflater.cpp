@@ -1,5 +1,7 @@
 #include "io/gzipinflater.h"
 
+#include <QFile>
+
 #include <zlib.h>
 
 #if GOBLIN_HAVE_ISAL
@@ -306,6 +308,45 @@ size_t GzipInflater::read(char *dst, size_t max)
     }
     m_output += qint64(max - outLength);
     return max - outLength;
+}
+
+QString inflateFileTo(const QString &gzPath, QIODevice &out, qint64 maxBytes, const std::function<bool(qint64)> &progress,
+                      bool *cancelled)
+{
+    *cancelled = false;
+    QFile in(gzPath);
+    if (!in.open(QIODevice::ReadOnly))
+        return in.errorString();
+    GzipInflater inflater(bestInflateBackend());
+    QString error;
+    const bool ok = inflater.initReader(
+        [&in](char *dst, qint64 max, QString *why) {
+            const qint64 n = in.read(dst, max);
+            if (n < 0)
+                *why = in.errorString();
+            return n;
+        },
+        size_t(1) << 20, &error);
+    if (!ok)
+        return error;
+    std::vector<char> block(size_t(4) << 20);
+    for (;;) {
+        const size_t n = inflater.read(block.data(), block.size());
+        if (inflater.outputBytes() > maxBytes)
+            return QStringLiteral("it inflates to more than %1 MiB, the free space of the temporary folder")
+                .arg(maxBytes >> 20);
+        if (n > 0 && out.write(block.data(), qint64(n)) != qint64(n))
+            return QStringLiteral("cannot write the inflated copy (%1)").arg(out.errorString());
+        if (progress && !progress(inflater.rawBytesRead())) {
+            *cancelled = true;
+            return QStringLiteral("cancelled");
+        }
+        if (n < block.size())
+            break;
+    }
+    if (!inflater.problem().isEmpty())
+        return inflater.problem();
+    return QString();
 }
 
 } // namespace goblin::io

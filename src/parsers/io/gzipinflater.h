@@ -6,6 +6,7 @@
 /// is truncated, anything else the decompressor refuses is corrupt.
 
 #include <QByteArrayView>
+#include <QIODevice>
 #include <QString>
 
 #include <cstddef>
@@ -26,6 +27,13 @@ bool isalAvailable();
 InflateBackend bestInflateBackend();
 /// "ISA-L" or "zlib", for diagnostics and benchmarks.
 QString inflateBackendName(InflateBackend backend);
+
+/// Inflates the gzip file at `gzPath` whole into `out` (open for writing), for readers that need a
+/// file (SQLite opens databases by name). `progress(compressedBytesRead)` is asked between blocks;
+/// false stops (`*cancelled` is set). More than `maxBytes` inflated is refused (a gzip bomb must not
+/// fill the disk). Returns what went wrong, empty when the stream was complete.
+QString inflateFileTo(const QString &gzPath, QIODevice &out, qint64 maxBytes, const std::function<bool(qint64)> &progress,
+                      bool *cancelled);
 
 /// Reads compressed bytes as QFile::read() does: the count read, 0 at the end, -1 on an error
 /// (then `error` says what happened).

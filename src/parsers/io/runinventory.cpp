@@ -223,7 +223,8 @@ const std::vector<InputKind> &inputKinds()
         // The database reader tells rocpd from other SQLite files (and those from non-databases) by
         // their tables, with a diagnostic for each: every file so named goes to it.
         {InputRole::RocpdDatabase, Place::Anywhere,
-         {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"), QStringLiteral("*.sqlite3")},
+         {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"), QStringLiteral("*.sqlite3"),
+          QStringLiteral("*.db.gz"), QStringLiteral("*.rpd.gz"), QStringLiteral("*.sqlite.gz")},
          nullptr, "a database candidate"},
         // rocprofv3's JSON and Perfetto outputs (issue 25): by their content, under their usual names.
         {InputRole::RocprofJson, Place::Anywhere, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")},

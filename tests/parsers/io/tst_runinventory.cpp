@@ -125,6 +125,10 @@ private slots:
             << QStringList{"a.db:sqlite", "host/9_results.db:random"} << QString()
             << QStringList{"a.db|rocpd database|rR", "host/9_results.db|rocpd database|rR"}
             << QStringList{"rocpd2csv", "rocpd2csv"};
+        QTest::newRow("a gzipped database")
+            << QStringList{"vllm.rpd.gz:random"} << QString()
+            << QStringList{"vllm.rpd.gz|rocpd database|rR"}
+            << QStringList{"rocpd2csv"};
         QTest::newRow("a database beside a CSV trace")
             << QStringList{"trace.csv:kernelcsv", "x.db:sqlite"} << QString()
             << QStringList{"trace.csv|kernel trace|rR", "x.db|rocpd database|"}

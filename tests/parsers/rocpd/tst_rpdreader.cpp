@@ -129,6 +129,8 @@ private slots:
     void lockedDatabase();
     void progressAndCancel();
     void guardRefusesAndStops();
+    void gzippedDatabase_data();
+    void gzippedDatabase();
 };
 
 /// The real rpd_tracer file: the workbench's kernels, timeline and host activity equal the
@@ -487,6 +489,56 @@ void TestRpdReader::guardRefusesAndStops()
     QVERIFY2(error.contains(QStringLiteral("without a row")), qPrintable(error));
     QVERIFY(run("SELECT count(*) FROM t", &n));
     QCOMPARE(folderState(tmp.path()), before);
+}
+
+/// A gzipped rpd (matmul_result.rpd.gz is `gzip -9` of the fixture) reads as the plain one: it is
+/// inflated into a temporary file that is gone afterwards; a damaged one gets a diagnostic.
+void TestRpdReader::gzippedDatabase_data()
+{
+    QTest::addColumn<int>("keepBytes");  // of the compressed file; -1: all
+    QTest::addColumn<QString>("problem");  // empty: read
+    QTest::newRow("whole") << -1 << QString();
+    QTest::newRow("truncated") << 5000 << QStringLiteral("could not be inflated");
+    QTest::newRow("gzip header only") << 10 << QStringLiteral("could not be inflated");
+}
+
+void TestRpdReader::gzippedDatabase()
+{
+    QFETCH(int, keepBytes);
+    QFETCH(QString, problem);
+    QTemporaryDir tmp;
+    QByteArray gz = test::readAll(test::dataPath(QStringLiteral("rpd/matmul_result.rpd.gz")));
+    QVERIFY(gz.size() > 5000);
+    if (keepBytes >= 0)
+        gz.truncate(keepBytes);
+    const QString rel = QStringLiteral("matmul_result.rpd.gz");
+    {
+        QFile f(tmp.filePath(rel));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(gz), gz.size());
+    }
+    const QStringList before = folderState(tmp.path());
+    const QStringList tempBefore = QDir(QDir::tempPath()).entryList({QStringLiteral("goblin-workbench-*.sqlite")});
+    const KernelTrace t = parseKernelTraces(tmp.path());
+    QCOMPARE(folderState(tmp.path()), before);
+    QCOMPARE(QDir(QDir::tempPath()).entryList({QStringLiteral("goblin-workbench-*.sqlite")}), tempBefore);
+    if (!problem.isEmpty()) {
+        const Diagnostic *d = findDiagnostic(t.diagnostics, rel, problem);
+        QVERIFY2(d && d->severity == Severity::Warning, qPrintable(diagnosticsText(t.diagnostics)));
+        QCOMPARE(t.workbench.rowsUsed, qint64(0));
+        return;
+    }
+    const QJsonObject x = expected();
+    QCOMPARE(int(t.files.size()), 1);
+    QCOMPARE(t.files.front().format, QStringLiteral("rpd"));
+    QVERIFY(t.files.front().compressed);
+    QCOMPARE(t.files.front().sizeBytes, qint64(gz.size()));
+    QCOMPARE(t.workbench.rowsUsed, qint64(x.value(QStringLiteral("kernels_used")).toInteger()));
+    QCOMPARE(t.workbench.totalNs, qint64(x.value(QStringLiteral("kernel_total_ns")).toInteger()));
+    QCOMPARE(t.timeline.files.size(), size_t(1));
+    QCOMPARE(t.timeline.files.front().file, rel);
+    QCOMPARE(qint64(t.host.runtimeCalls.size()), qint64(x.value(QStringLiteral("runtime_calls")).toInteger()));
+    QCOMPARE(t.host.files, QStringList{rel});
 }
 
 QTEST_GUILESS_MAIN(TestRpdReader)
