@@ -167,9 +167,9 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
         switch (role) {
         case InputRole::KernelTrace:
         case InputRole::ProcessKernelTrace: return QStringLiteral("a kernel trace");
-        case InputRole::RocpdDatabase: return QStringLiteral("a rocpd database");
+        case InputRole::RocpdDatabase: return QStringLiteral("a profiler database");
         case InputRole::ChromeTrace: return QStringLiteral("a chrome trace");
-        case InputRole::SmiTelemetry: return QStringLiteral("amd-smi telemetry");
+        case InputRole::SmiTelemetry: return QStringLiteral("GPU telemetry");
         default: return QStringLiteral("an input");
         }
     };
@@ -194,7 +194,10 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
             parts << QStringLiteral("%1 is %2").arg(f, row.contentText);
             continue;
         case HeadContent::Binary:
-            parts << QStringLiteral("%1 is not %2 (binary data: random bytes, not text)").arg(f, noun(row.role));
+            parts << QStringLiteral("%1 is not %2 (binary data: random bytes, not text)")
+                         .arg(f, row.role == InputRole::SmiTelemetry && f == QLatin1String(kSmiFileName)
+                                     ? QStringLiteral("amd-smi telemetry")  // the name says which tool
+                                     : noun(row.role));
             continue;
         default:
             break;

@@ -230,6 +230,7 @@ void applyTelemetryToSteps(const TelemetryPlacement &placement, const SmiTelemet
         BudgetInputs &in = steps.steps[k].inputs;
         if (!std::isnan(v.hbmPeakGb)) {
             in.hbmPeakGb = v.hbmPeakGb;
+            steps.steps[k].hbmPlaced = true;
             ++hbm;
         }
         if (!steps.steps[k].utilMeasured && !std::isnan(v.utilMeanPct)) {

@@ -38,7 +38,7 @@ RankMeasure measureRank(const StepSeries &series, const RankInputs &rank, bool c
             const bool ours = std::size_t(slice.file) == rank.fileIndex && (chromeTraces || slice.pid == rank.pid);
             if (!ours)
                 continue;
-            devices.push_back(computeMeasuredBudget(slice, series.hbmPeakGb, t));
+            devices.push_back(computeMeasuredBudget(slice, series.hbmPeakGbOf(step), t));
             stepCompute += double(slice.computeNs) / 1e9;
             stepExposed += double(slice.exposedCommNs) / 1e9;
         }

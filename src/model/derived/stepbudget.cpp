@@ -12,7 +12,7 @@ WasteBudget stepBudget(const StepSeries &series, int index, const Thresholds &th
     std::vector<WasteBudget> devices;
     devices.reserve(step.slices.size());
     for (const MeasuredSlice &slice : step.slices)
-        devices.push_back(computeMeasuredBudget(slice, series.hbmPeakGb, thresholds));
+        devices.push_back(computeMeasuredBudget(slice, series.hbmPeakGbOf(step), thresholds));
     return meanBudget(devices);
 }
 

@@ -118,6 +118,8 @@ std::vector<double> sweepBreakpoints(const RunAnalysis &run, HeuristicsProfile p
             for (const MeasuredSlice &slice : step.slices)
                 if (slice.hostKnown && slice.windowNs > 0)
                     gateValue(slice.utilPct(), slice.hostBusyFraction);
+            if (which == SweepThreshold::HbmTarget && step.hbmPlaced)
+                hbmUsedPct(step.inputs.hbmPeakGb);  // the step's own peak gates its headroom
         }
         if (which == SweepThreshold::HbmTarget)
             hbmUsedPct(plan.series->hbmPeakGb);

@@ -31,6 +31,9 @@ struct StepInputs {
     /// A last step shorter than a fifth of the others' mean: where the profiler stopped. Shown,
     /// but left out of the run's mean as it is out of the run's step time.
     bool partial = false;
+    /// inputs.hbmPeakGb is the peak of telemetry samples placed inside this step (telemetrysteps.h),
+    /// not the run's.
+    bool hbmPlaced = false;
 };
 
 /// The outlier rule's numbers (threshold-independent, fixed at load).
@@ -55,8 +58,13 @@ struct StepSeries {
     StepOutlierRule rule;
     QString source;  ///< where windows and inputs came from, or why there are no steps
 
-    std::optional<double> hbmPeakGb;  ///< the run's (telemetry has no clock shared with the trace)
+    std::optional<double> hbmPeakGb;  ///< the run's, for steps telemetry could not be placed on
     bool fromTorchTimeline = false;   ///< the windows and slices are the torch traces' (else the kernel trace's)
+    /// The HBM peak a step's measured budget uses: its own samples' where they were placed on it.
+    std::optional<double> hbmPeakGbOf(const StepInputs &step) const
+    {
+        return step.hbmPlaced ? step.inputs.hbmPeakGb : hbmPeakGb;
+    }
     bool measured() const { return !steps.empty() && !steps.front().slices.empty(); }
     bool empty() const { return steps.empty(); }
     int size() const { return int(steps.size()); }

@@ -336,11 +336,11 @@ QString inputRoleName(InputRole role)
     switch (role) {
     case InputRole::KernelTrace: return QStringLiteral("kernel trace");
     case InputRole::ProcessKernelTrace: return QStringLiteral("per-process kernel trace");
-    case InputRole::RocpdDatabase: return QStringLiteral("rocpd database");
+    case InputRole::RocpdDatabase: return QStringLiteral("profiler database");  // rocpd, rpd or nsys, told by its tables
     case InputRole::RocprofJson: return QStringLiteral("rocprofv3 JSON");
     case InputRole::Pftrace: return QStringLiteral("Perfetto trace");
     case InputRole::ChromeTrace: return QStringLiteral("chrome trace");
-    case InputRole::SmiTelemetry: return QStringLiteral("amd-smi telemetry");
+    case InputRole::SmiTelemetry: return QStringLiteral("GPU telemetry");  // amd-smi, nvidia-smi, dcgmi, rocm-smi
     case InputRole::ApiTrace: return QStringLiteral("API trace");
     case InputRole::LookAlike: return QStringLiteral("look-alike");
     case InputRole::NotRead: return QStringLiteral("not read");

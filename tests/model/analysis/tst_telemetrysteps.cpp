@@ -4,6 +4,7 @@
 // (tests/data/telemetry/expected_steps.csv).
 
 #include "runanalysis.h"
+#include "stepbudget.h"
 #include "telemetrysteps.h"
 #include "testsupport.h"
 
@@ -92,6 +93,18 @@ void checkPlacedSteps(const RunAnalysis &run, const QString &expectedFile)
         // The step's budget input is its own peak, not the run's.
         QVERIFY(step.inputs.hbmPeakGb);
         QVERIFY(near(*step.inputs.hbmPeakGb, expected[k].hbmPeakGb));
+        QVERIFY(step.hbmPlaced);
+        // So is the HBM use of the step's measured budget (the run's peak before).
+        if (!step.slices.empty()) {
+            Thresholds t;
+            t.hbmCapacityGb = 1000.0;
+            const WasteBudget b = stepBudget(run.steps, int(k), t);
+            QVERIFY2(near(b.terms.hbmUsed * t.hbmCapacityGb, expected[k].hbmPeakGb),
+                     qPrintable(QStringLiteral("%1: %2 GB used in the budget, %3 GB placed")
+                                    .arg(step.name)
+                                    .arg(b.terms.hbmUsed * t.hbmCapacityGb)
+                                    .arg(expected[k].hbmPeakGb)));
+        }
     }
     QVERIFY2(run.steps.source.contains(QLatin1String("telemetry (")), qPrintable(run.steps.source));
 }

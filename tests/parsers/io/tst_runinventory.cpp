@@ -109,7 +109,7 @@ private slots:
         QTest::newRow("empty folder") << QStringList{} << QString() << QStringList{} << QStringList{};
         QTest::newRow("the reference's three")
             << QStringList{"trace.csv:kernelcsv", "torch_profile.json:chrome", "amd_smi.csv:smicsv"} << QString()
-            << QStringList{"amd_smi.csv|amd-smi telemetry|rR", "torch_profile.json|chrome trace|rRP",
+            << QStringList{"amd_smi.csv|GPU telemetry|rR", "torch_profile.json|chrome trace|rRP",
                            "trace.csv|kernel trace|rR"}
             << QStringList{"telemetry both profiles read", "both profiles read", "both profiles read"};
         QTest::newRow("per-process traces beside trace.csv")
@@ -123,15 +123,15 @@ private slots:
             << QStringList{"reads every one as one trace", "reads every one as one trace"};
         QTest::newRow("databases stand in for trace.csv")
             << QStringList{"a.db:sqlite", "host/9_results.db:random"} << QString()
-            << QStringList{"a.db|rocpd database|rR", "host/9_results.db|rocpd database|rR"}
+            << QStringList{"a.db|profiler database|rR", "host/9_results.db|profiler database|rR"}
             << QStringList{"rocpd2csv", "rocpd2csv"};
         QTest::newRow("a gzipped database")
             << QStringList{"vllm.rpd.gz:random"} << QString()
-            << QStringList{"vllm.rpd.gz|rocpd database|rR"}
+            << QStringList{"vllm.rpd.gz|profiler database|rR"}
             << QStringList{"rocpd2csv"};
         QTest::newRow("a database beside a CSV trace")
             << QStringList{"trace.csv:kernelcsv", "x.db:sqlite"} << QString()
-            << QStringList{"trace.csv|kernel trace|rR", "x.db|rocpd database|"}
+            << QStringList{"trace.csv|kernel trace|rR", "x.db|profiler database|"}
             << QStringList{"both profiles read", "not read, the CSV is"};
         QTest::newRow("a gzip copy beside its plain trace")
             << QStringList{"t.json:chrome", "t.json.gz:chromegz"} << QString()
@@ -164,7 +164,7 @@ private slots:
             << QStringList{"both profiles read"};
         QTest::newRow("folders in the inputs' place")
             << QStringList{"trace.csv:dir", "amd_smi.csv:dir", "torch_profile.json:dir"} << QString()
-            << QStringList{"trace.csv|kernel trace|R", "torch_profile.json|chrome trace|R", "amd_smi.csv|amd-smi telemetry|R"}
+            << QStringList{"trace.csv|kernel trace|R", "torch_profile.json|chrome trace|R", "amd_smi.csv|GPU telemetry|R"}
             << QStringList{"a folder, not a file", "a folder, not a file", "a folder, not a file"};
         QTest::newRow("no input")
             << QStringList{"README:text", "notes.json:json", "empty.json:empty"} << QString()
