@@ -133,6 +133,8 @@ int main(int argc, char **argv)
 #elif defined(GOBLIN_EXEC_GUI_HELPER)
             if (png)
                 return execGuiHelper(argv, "--png");
+#else
+            Q_UNUSED(png);  // no window in this build
 #endif
             QCoreApplication app(argc, argv);
             setApplicationIdentity();
