@@ -21,8 +21,10 @@ std::string stringValue(const PyValue &v)
     return JsonScanner::unescape(body);
 }
 
-std::optional<qint64> microsToNsSlow(const PyValue &v)
+std::optional<qint64> microsToNs(const PyValue &v)
 {
+    if (v.nsValid)  // classify() read at most 15 digits: finite and within range
+        return v.ns;
     if (v.kind != PyValue::Int && v.kind != PyValue::Float)
         return std::nullopt;
     if (!std::isfinite(v.number) || std::fabs(v.number) > 9.0e15)
