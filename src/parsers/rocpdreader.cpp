@@ -232,19 +232,30 @@ QString processQuery(int index, const QString &s)
 
 } // namespace
 
+DatabaseRow::DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace)
+    : m_trace(trace)
+{
+    info.relativePath = rel;
+    info.format = format;
+    info.sizeBytes = QFileInfo(path).size();
+}
+
+RocpdOutcome DatabaseRow::refuse(Severity severity, const QString &message, const QString &dialect)
+{
+    m_trace.diagnostics.push_back({severity, info.relativePath, 0, message});
+    info.dialect = dialect;
+    m_trace.files.push_back(info);
+    return RocpdOutcome::Unusable;
+}
+
 RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
                                const ProgressCallback &progress)
 {
     Diagnostics &diags = trace.diagnostics;
-    InputFileInfo info;
-    info.relativePath = rel;
-    info.format = kFormat;
-    info.sizeBytes = QFileInfo(path).size();
-    auto refuse = [&](Severity severity, const QString &message, const QString &dialect) {
-        diags.push_back({severity, rel, 0, message});
-        info.dialect = dialect;
-        trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
+    DatabaseRow row(path, rel, kFormat, trace);
+    InputFileInfo &info = row.info;
+    auto refuse = [&row](Severity severity, const QString &message, const QString &dialect) {
+        return row.refuse(severity, message, dialect);
     };
 
     const rocpd::FileCheck check = rocpd::checkFile(path);

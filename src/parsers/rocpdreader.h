@@ -40,6 +40,19 @@ enum class RocpdOutcome {
     Cancelled,
 };
 
+/// A database file's row in the inputs, and the refusal every database reader (rocpd, rpd, nsys)
+/// gives when it cannot read the file: a diagnostic naming it, and the row saying what it is.
+class DatabaseRow
+{
+public:
+    DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace);
+    RocpdOutcome refuse(Severity severity, const QString &message, const QString &dialect);
+    InputFileInfo info;
+
+private:
+    KernelTrace &m_trace;
+};
+
 /// Reads one database (both readings, and one KernelTrace::timeline file with its kernels).
 /// Appends one InputFileInfo and the diagnostics to `trace`. `progress` gets the bytes of
 /// this file read so far (an estimate from the rows read); false cancels.

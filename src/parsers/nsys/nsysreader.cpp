@@ -93,25 +93,19 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
                               const ProgressCallback &progress)
 {
     Diagnostics &diags = trace.diagnostics;
-    InputFileInfo info;
-    info.relativePath = rel;
-    info.format = kFormat;
-    info.sizeBytes = QFileInfo(path).size();
-    auto refuse = [&](Severity severity, const QString &message, const QString &dialect) {
-        diags.push_back({severity, rel, 0, message});
-        info.dialect = dialect;
-        trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
+    DatabaseRow row(path, rel, kFormat, trace);
+    InputFileInfo &info = row.info;
+    auto refuse = [&row](Severity severity, const QString &message, const QString &dialect) {
+        return row.refuse(severity, message, dialect);
     };
-
-    rocpd::Connection conn;
-    std::optional<dbread::Guard> guarded;
-    dbread::SchemaObjects schema;
-    QString sideFiles;
-    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, conn, guarded, schema, sideFiles))
+    dbread::UntrustedConnection source;
+    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, source))
         return refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
+    rocpd::Connection &conn = source.conn;
     sqlite3 *db = conn.handle();
-    dbread::Guard &guard = *guarded;
+    dbread::Guard &guard = *source.guard;
+    const dbread::SchemaObjects &schema = source.schema;
+    const QString &sideFiles = source.sideFiles;
     QString error;
     // Every table read must be a plain table: a view of the same name is never queried.
     std::vector<const char *> present{kStrings};

@@ -12,11 +12,11 @@
 namespace goblin::dbread
 {
 
-std::optional<OpenRefusal> openUntrusted(const QString &path, rocpd::Connection &conn, std::optional<Guard> &guard,
-                                         SchemaObjects &schema, QString &sideFiles)
+std::optional<OpenRefusal> openUntrusted(const QString &path, UntrustedConnection &into)
 {
+    rocpd::Connection &conn = into.conn;
     const rocpd::FileCheck check = rocpd::checkFile(path);
-    sideFiles = check.sideFiles;
+    into.sideFiles = check.sideFiles;
     if (!check.ok)
         return OpenRefusal{false, check.problem + QStringLiteral("; no kernels read from it"),
                            QStringLiteral("not a readable SQLite file")};
@@ -24,9 +24,9 @@ std::optional<OpenRefusal> openUntrusted(const QString &path, rocpd::Connection 
         return OpenRefusal{
             true, QStringLiteral("cannot be opened as an SQLite database (%1); no kernels read from it").arg(conn.error()),
             QStringLiteral("unreadable SQLite file")};
-    guard.emplace(conn.handle());
+    into.guard.emplace(conn.handle());
     QString error;
-    if (!readSchema(conn, schema, error))
+    if (!readSchema(conn, into.schema, error))
         return OpenRefusal{true,
                            QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no "
                                           "kernels read from it")

@@ -11,6 +11,7 @@
 /// name that is a view in the file is refused before any query.
 
 #include "gputimeline.h"
+#include "rocpd/rocpdfile.h"
 
 #include <QString>
 #include <QStringList>
@@ -25,11 +26,6 @@
 
 struct sqlite3;
 struct sqlite3_stmt;
-
-namespace goblin::rocpd
-{
-class Connection;
-}
 
 namespace goblin::dbread
 {
@@ -90,11 +86,17 @@ struct OpenRefusal {
     QString dialect;
 };
 
+/// A stranger's database opened for reading: the connection, its guard, its schema.
+struct UntrustedConnection {
+    rocpd::Connection conn;
+    std::optional<Guard> guard;
+    SchemaObjects schema;
+    QString sideFiles;  ///< the file check's word on a journal or WAL beside the file (empty: none)
+};
+
 /// The first steps every reader of a stranger's database takes: the file check, the read-only
-/// immutable open, the guard (emplaced into `guard`) and the schema. nullopt when all went well.
-/// `sideFiles`: the file check's word on a journal or WAL beside the file (empty: none).
-std::optional<OpenRefusal> openUntrusted(const QString &path, rocpd::Connection &conn, std::optional<Guard> &guard,
-                                         SchemaObjects &schema, QString &sideFiles);
+/// immutable open, the guard and the schema. nullopt when all went well.
+std::optional<OpenRefusal> openUntrusted(const QString &path, UntrustedConnection &into);
 
 /// The column names of a table (pragma table_info); empty when it has none or cannot be read.
 QStringList columnsOf(rocpd::Connection &conn, const QString &table);
