@@ -1,6 +1,7 @@
 #include "rocprofjson/rocprofjsonreader.h"
 
 #include "io/bytesource.h"
+#include "kernels/pushedfile.h"
 #include "kernels/accumulator.h"
 #include "kernels/namepool.h"
 #include "kernels/timelinebuilder.h"
@@ -1033,43 +1034,8 @@ RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
 RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, RocpdSink &sink, KernelTrace &trace,
                       const ProgressCallback &progress)
 {
-    InputFileInfo info;
-    info.relativePath = rel;
-    info.format = kFormat;
-    info.sizeBytes = size;
-    io::ByteSource source;
-    QString error;
-    if (!source.open(origin, &error)) {
-        trace.diagnostics.push_back({Severity::Error, rel, 0, QStringLiteral("cannot be opened: %1").arg(error)});
-        info.dialect = QStringLiteral("unreadable");
-        trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
-    }
-    info.compressed = source.compressed();
-    Reader reader(rel, sink, trace);
-    ProgressThrottle throttle(&progress);
-    std::vector<char> chunk(kChunkBytes);
-    if (progress && !progress(0))
-        return RocpdOutcome::Cancelled;
-    for (;;) {
-        const size_t n = source.read(chunk.data(), chunk.size());
-        if (n == 0)
-            break;
-        if (!reader.feed(chunk.data(), n))
-            break;
-        if (throttle.due(source.rawBytesRead()) && !throttle.report(source.rawBytesRead()))
-            return RocpdOutcome::Cancelled;
-    }
-    reader.finishInput();
-    QString problem = source.problem();
-    if (source.trailingGarbage() && problem.isEmpty())
-        trace.diagnostics.push_back({Severity::Warning, rel, 0,
-                                     QStringLiteral("bytes after the end of the gzip data (offset %1) are ignored")
-                                         .arg(source.trailingGarbageOffset())});
-    const RocpdOutcome outcome = reader.finish(info, problem);
-    if (progress)
-        progress(size);
-    return outcome;
+    return kernels::readPushedFile(origin, size, rel, kFormat, trace, progress, kChunkBytes,
+                                   [&] { return Reader(rel, sink, trace); });
 }
 
 } // namespace

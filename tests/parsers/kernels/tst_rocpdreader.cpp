@@ -5,6 +5,7 @@
 #include "kerneltraceparser.h"
 #include "report.h"
 #include "runanalysis.h"
+#include "databasefixture.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -24,6 +25,7 @@
 #include <tuple>
 
 using namespace goblin;
+using goblin::test::execSql;
 
 namespace
 {
@@ -93,19 +95,6 @@ std::map<qint64, qint64> eventsPerDevice(const GpuTimeline &t)
         for (const GpuDeviceTimeline &d : f.devices)
             out[d.device] += qint64(d.events.size());
     return out;
-}
-
-bool execSql(const QString &path, const QByteArray &sql, QString *error = nullptr)
-{
-    sqlite3 *db = nullptr;
-    bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK;
-    char *message = nullptr;
-    ok = ok && sqlite3_exec(db, sql.constData(), nullptr, nullptr, &message) == SQLITE_OK;
-    if (!ok && error)
-        *error = QString::fromUtf8(message ? message : sqlite3_errmsg(db));
-    sqlite3_free(message);
-    sqlite3_close(db);
-    return ok;
 }
 
 /// The table suffix of the first process of a rocpd file.

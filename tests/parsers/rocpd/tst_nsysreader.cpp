@@ -5,6 +5,7 @@
 // The expected numbers (*.expected.json) are SQL counts made by scripts/nsys_count.py; the
 // done-when: the kernel count and the busy time (union of the kernels per GPU) equal them.
 #include "kerneltraceparser.h"
+#include "databasefixture.h"
 #include "testsupport.h"
 
 #include <QDateTime>
@@ -24,6 +25,10 @@
 #include <set>
 
 using namespace goblin;
+using goblin::test::diagnosticsText;
+using goblin::test::execSql;
+using goblin::test::findDiagnostic;
+using goblin::test::folderState;
 
 namespace
 {
@@ -31,49 +36,9 @@ namespace
 const QString kSaxpy = QStringLiteral("saxpy-mpi-cuda_nsys_perlmutter0");
 const QString kGenerated = QStringLiteral("generated-2gpu");
 
-QStringList folderState(const QString &dir)
-{
-    QStringList out;
-    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QFileInfo fi(it.next());
-        out << QStringLiteral("%1 %2 %3")
-                   .arg(QDir(dir).relativeFilePath(fi.filePath()))
-                   .arg(fi.size())
-                   .arg(fi.lastModified().toMSecsSinceEpoch());
-    }
-    out.sort();
-    return out;
-}
 
-QString diagnosticsText(const Diagnostics &diags)
-{
-    QStringList out;
-    for (const Diagnostic &d : diags)
-        out << QStringLiteral("[%1] %2: %3").arg(severityName(d.severity), d.file, d.message);
-    return out.join(QLatin1Char('\n'));
-}
 
-const Diagnostic *findDiagnostic(const Diagnostics &diags, const QString &file, const QString &text)
-{
-    for (const Diagnostic &d : diags)
-        if (d.file == file && d.message.contains(text))
-            return &d;
-    return nullptr;
-}
 
-bool execSql(const QString &path, const QByteArray &sql, QString *error = nullptr)
-{
-    sqlite3 *db = nullptr;
-    bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK;
-    char *message = nullptr;
-    ok = ok && sqlite3_exec(db, sql.constData(), nullptr, nullptr, &message) == SQLITE_OK;
-    if (!ok && error)
-        *error = QString::fromUtf8(message ? message : sqlite3_errmsg(db));
-    sqlite3_free(message);
-    sqlite3_close(db);
-    return ok;
-}
 
 /// The fixture `name` (gzip undone) written to `rel` under `dir`, writable.
 QString writeFixture(const QString &dir, const QString &name, const QString &rel)
