@@ -135,4 +135,56 @@ inline const char *findQuoted(const char *p, const char *end, std::string_view q
     return nullptr;
 }
 
+/// findQuoted inside a JSON object whose '{' is at `p`, with what the caller needs to trust the
+/// match without walking the object: whether a '{', '}' or backslash lies between the '{' and the
+/// match (or, when there is no match, whether a backslash lies anywhere). One pass over the bytes.
+struct QuotedInObject {
+    const char *at = nullptr;
+    bool braceOrEscapeBefore = false;  ///< found: a '{', '}' or '\\' in (p, at)
+    bool escape = false;               ///< not found: a '\\' in [p, end)
+};
+inline QuotedInObject findQuotedInObject(const char *p, const char *end, std::string_view quoted)
+{
+    QuotedInObject out;
+    const size_t k = quoted.size();
+    const char *q = p + 1;
+    bool special = false;
+#if defined(__SSE2__)
+    if (size_t(end - q) > k + 16) {
+        const char *const last = end - k;
+        const __m128i quote = _mm_set1_epi8('"');
+        const __m128i letter = _mm_set1_epi8(quoted[1]);
+        const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}'), slash = _mm_set1_epi8('\\');
+        while (last - q >= 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+            const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q + 1));
+            unsigned pairs = unsigned(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(y, letter))));
+            const unsigned braces = unsigned(_mm_movemask_epi8(_mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, open), _mm_cmpeq_epi8(x, close)), _mm_cmpeq_epi8(x, slash))));
+            while (pairs) {
+                const unsigned i = unsigned(__builtin_ctz(pairs));
+                if (std::memcmp(q + i, quoted.data(), k) == 0) {
+                    out.at = q + i;
+                    out.braceOrEscapeBefore = special || (braces & ((1u << i) - 1u));
+                    return out;
+                }
+                pairs &= pairs - 1;
+            }
+            special = special || braces;
+            q += 16;
+        }
+    }
+#endif
+    for (; q + k <= end; ++q) {
+        if (*q == '"' && q[1] == quoted[1] && std::memcmp(q, quoted.data(), k) == 0) {
+            out.at = q;
+            out.braceOrEscapeBefore = special;
+            return out;
+        }
+        special = special || *q == '{' || *q == '}' || *q == '\\';
+    }
+    out.escape = std::memchr(p, '\\', size_t(end - p)) != nullptr;
+    return out;
+}
+
 } // namespace goblin::syntax

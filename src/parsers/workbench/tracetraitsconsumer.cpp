@@ -148,11 +148,11 @@ enum class Found { Yes, No, Unsure };
 /// (arrays hold no keys); the ':' makes it a key. Anything else is Unsure: the caller walks.
 Found searchMember(const char *p, const char *end, std::string_view quotedKey, std::optional<qint64> &value)
 {
-    const size_t n = size_t(end - p);
-    const char *m = syntax::findQuoted(p, end, quotedKey);
+    const syntax::QuotedInObject found = syntax::findQuotedInObject(p, end, quotedKey);
+    const char *m = found.at;
     if (!m)
-        return std::memchr(p, '\\', n) ? Found::Unsure : Found::No;
-    if (syntax::findAny3(p + 1, m, '{', '}', '\\') != m)
+        return found.escape ? Found::Unsure : Found::No;
+    if (found.braceOrEscapeBefore)
         return Found::Unsure;
     const char *q = skipSpace(m + quotedKey.size(), end);
     if (q >= end || *q != ':')

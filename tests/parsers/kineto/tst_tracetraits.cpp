@@ -349,6 +349,21 @@ void TestTraceTraits::argIds_data()
                                     << qint64(-1);
     QTest::newRow("runs on past the object") << QByteArray(R"({"device": 0}, "correlation": 3})") << false << qint64(-1)
                                              << qint64(-1);
+    // Args longer than a few 16-byte blocks: the vector search (syntax::findQuotedInObject).
+    const QByteArray longName(300, 'K');
+    QTest::newRow("ROCm runtime call, a long kernel name first")
+        << (QByteArray(R"({"External id": 5, "kernel": ")") + longName + R"(", "cid": 153, "correlation": 900000007})")
+        << false << qint64(900000007) << qint64(-1);
+    QTest::newRow("long, a nested look-alike blocks away")
+        << (QByteArray(R"({"kernel": ")") + longName + R"(", "n": {"correlation": 6}, "pad": ")" + longName +
+            R"(", "correlation": 10, "graph id": 2})")
+        << true << qint64(10) << qint64(2);
+    QTest::newRow("long, an escape and no key")
+        << (QByteArray(R"({"kernel": ")") + longName + R"("", "cid": 1, "grid": [1, 2, 3]})") << true << qint64(-1)
+        << qint64(-1);
+    QTest::newRow("long, an escaped key late")
+        << (QByteArray(R"({"kernel": ")") + longName + R"(", "correlation": 42})") << false << qint64(42)
+        << qint64(-1);
     QTest::newRow("not an object") << QByteArray("[1, 2]") << false << qint64(-1) << qint64(-1);
     QTest::newRow("empty") << QByteArray() << true << qint64(-1) << qint64(-1);
 }
