@@ -147,6 +147,10 @@ QString StepStrip::toolTipForStep(int index) const
                          : s.hostBusyMeasured ? formatNumber(s.inputs.hostBusyFraction, 2)
                                               : runs(QuantityKey::HostBusyFraction, formatNumber(s.inputs.hostBusyFraction, 2));
     lines << tr("GPU util %1, host busy %2").arg(util, host);
+    if (const std::optional<double> hbm = series->hbmPeakGbOf(s))
+        lines << (s.hbmPlaced ? tr("HBM peak %1 GB (the telemetry samples inside the step)")
+                              : tr("HBM peak %1 GB (the run's)"))
+                     .arg(*hbm, 0, 'f', 1);
     for (int row = 0; row < kBudgetRows; ++row) {
         const double v = budgetRowSeconds(b, row);
         if (b.state(row) == ValueState::Unknown)

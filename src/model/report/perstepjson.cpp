@@ -18,6 +18,7 @@ QJsonArray stepsJson(const StepSeries &series, const std::vector<WasteBudget> &b
     QJsonArray out;
     for (int i = 0; i < series.size() && std::size_t(i) < budgets.size(); ++i) {
         const StepInputs &s = series.steps[std::size_t(i)];
+        const std::optional<double> hbm = series.hbmPeakGbOf(s);
         out.append(QJsonObject{
             {QStringLiteral("name"), s.name},
             {QStringLiteral("index"), s.index},
@@ -31,6 +32,10 @@ QJsonArray stepsJson(const StepSeries &series, const std::vector<WasteBudget> &b
             {QStringLiteral("host_busy_fraction"),
              s.hostBusyMeasured ? number(s.inputs.hostBusyFraction) : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("devices"), int(s.slices.size())},
+            {QStringLiteral("hbm_peak_gb"), hbm ? number(*hbm) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("hbm_peak_scope"), !hbm ? QJsonValue(QJsonValue::Null)
+                                               : s.hbmPlaced ? QJsonValue(QStringLiteral("step"))
+                                                             : QJsonValue(QStringLiteral("run"))},
         });
     }
     return out;

@@ -4,12 +4,16 @@
 // (tests/data/telemetry/expected_steps.csv).
 
 #include "runanalysis.h"
+#include "derived.h"
+#include "perstepjson.h"
 #include "stepbudget.h"
 #include "telemetrysteps.h"
 #include "testsupport.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -107,6 +111,15 @@ void checkPlacedSteps(const RunAnalysis &run, const QString &expectedFile)
         }
     }
     QVERIFY2(run.steps.source.contains(QLatin1String("telemetry (")), qPrintable(run.steps.source));
+    // The report says which peak each step's budget took.
+    const Derived derived = deriveResults(run, HeuristicsProfile::Workbench, Thresholds{});
+    const QJsonArray perStep = perStepJson(derived);
+    QCOMPARE(perStep.size(), qsizetype(expected.size()));
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+        const QJsonObject s = perStep[qsizetype(k)].toObject();
+        QCOMPARE(s.value(QStringLiteral("hbm_peak_scope")).toString(), QStringLiteral("step"));
+        QVERIFY(near(s.value(QStringLiteral("hbm_peak_gb")).toDouble(), expected[k].hbmPeakGb));
+    }
 }
 
 } // namespace
