@@ -18,6 +18,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <QCoreApplication>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -106,6 +107,19 @@ static QString crossingHelp(ThresholdField field)
     return {};
 }
 
+namespace {
+
+/// The shown budget is the mean of measured steps that each took the peak of their own telemetry
+/// samples (telemetrysteps.h): its HBM use is their mean, not the run's peak.
+bool stepsHaveOwnPeaks(const Derived &derived)
+{
+    const StepSeries *steps = derived.steps();
+    return steps && derived.metrics.wasteBudget.terms.measured &&
+           std::any_of(steps->steps.begin(), steps->steps.end(), [](const StepInputs &s) { return s.hbmPlaced; });
+}
+
+} // namespace
+
 QString ThresholdPanel::crossingText(ThresholdField field, const RunAnalysis *run, const Derived &derived)
 {
     if (!run)
@@ -138,7 +152,9 @@ QString ThresholdPanel::crossingText(ThresholdField field, const RunAnalysis *ru
         if (!peak || !(*peak > 0.0) || !(t.hbmCapacityGb > 0.0))
             return tr("No HBM peak measured: memory headroom is unknown at any target.");
         const double usedPct = 100.0 * *peak / t.hbmCapacityGb;
-        return tr("Above the peak (%1 of capacity) the slack is memory headroom — %2.")
+        return (stepsHaveOwnPeaks(derived) ? tr("Above the steps' own peaks (%1 of capacity on average) the slack is "
+                                                "memory headroom — %2.")
+                                           : tr("Above the peak (%1 of capacity) the slack is memory headroom — %2."))
             .arg(formatPercent(usedPct),
                  b.memoryHeadroom > 0.0 ? tr("%1 per step now").arg(ms(b.memoryHeadroom))
                                         : (t.hbmTargetPct <= usedPct ? tr("none, the target is at or below the peak")
@@ -148,7 +164,10 @@ QString ThresholdPanel::crossingText(ThresholdField field, const RunAnalysis *ru
         const std::optional<double> peak = x.hbmPeakGb ? x.hbmPeakGb : derived.quantities[QuantityKey::HbmPeakGb].value;
         if (!peak || !(*peak > 0.0))
             return tr("The memory per GPU the HBM peak is measured against (no peak measured in this run).");
-        return tr("The HBM peak %1 is %2 of it: the share the HBM target compares with.")
+        return (stepsHaveOwnPeaks(derived)
+                    ? tr("The steps' HBM peaks, %1 on average (each step's telemetry samples), are %2 of it: the "
+                         "share the HBM target compares with.")
+                    : tr("The HBM peak %1 is %2 of it: the share the HBM target compares with."))
             .arg(formatGb(*peak), formatPercent(t.hbmCapacityGb > 0 ? 100.0 * *peak / t.hbmCapacityGb : NAN));
     }
     case ThresholdField::PrecisionWeight:
