@@ -368,6 +368,9 @@ StepSeries cutSteps(const RunAnalysis &run, int n)
                      .arg(n)
                      .arg(filesUsed)
                      .arg(utilSource(devicesWithKernels, runIn), hostSource(anyHost, runIn));
+    if (runIn.hbmPeakGb && !run.smi.samples.empty())
+        out.source += QStringLiteral("; HBM: the run's peak for every step (telemetry samples are placed only on "
+                                     "marked steps whose clock they share, docs/telemetry.md)");
     flagOutliers(out);
     return out;
 }

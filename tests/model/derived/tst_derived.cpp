@@ -119,6 +119,11 @@ private slots:
             QVERIFY(last > first);
             const std::vector<TimeInterval> windows = equalWindows(first, last, cutSteps);
             QCOMPARE(d.plan.series->size(), cutSteps);
+            // Telemetry is not placed on cut steps (no shared clock): the source says whose HBM peak they take.
+            QCOMPARE(d.plan.source.contains(QLatin1String("HBM: the run's peak for every step")),
+                     !run->smi.samples.empty());
+            for (const StepInputs &s : d.plan.series->steps)
+                QVERIFY(!s.hbmPlaced);
             for (int i = 0; i < cutSteps; ++i)
                 QCOMPARE(d.plan.series->steps[std::size_t(i)].durationS,
                          double(windows[std::size_t(i)].endNs - windows[std::size_t(i)].startNs) / 1e9);
