@@ -49,19 +49,35 @@ constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "t
 constexpr int kArgsKey = 5;
 constexpr int kPidKey = 6;
 
+/// Members of an event's args that several readers need (GPU events' correlation, graph id,
+/// device and stream; ops' input shapes): where JsonScanner scanned the event whole it located
+/// them on the way, else each reader searches the args itself. The first occurrence counts.
+constexpr int kArgKeyCount = 5;
+constexpr std::string_view kArgKeys[kArgKeyCount] = {"correlation", "graph id", "Input Dims", "device", "stream"};
+enum ArgKey { kArgCorrelation, kArgGraphId, kArgInputDims, kArgDevice, kArgStream };
+
 /// The raw tokens of those members (as simdjson's raw_json_token() shows them).
 struct EventFields {
     std::string_view token[kEventKeyCount];
     quint8 have = 0;  ///< bit i: token[i] was found
+    /// The args object was scanned for kArgKeys: argToken[i] holds member i where argHave says
+    /// so (a container whole), and a member not there is not in the args. Else: not looked for.
+    bool argsScanned = false;
+    quint8 argHave = 0;
+    std::string_view argToken[kArgKeyCount];
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
-/// 64 bytes: one is written per event, and its cache misses showed in profiles.
+/// 80 bytes: one is written per event, and its cache misses showed in profiles.
 struct EventTokens {
     EventTokens() {}  // user-provided: emplace_back() then does not zero the arrays (a `rep stos` per event)
     quint32 begin[kEventKeyCount];  ///< from the event's first byte (events are at most kMaxEventBytes); set where `have` says so
     quint32 length[kEventKeyCount];
     quint8 have = 0;
+    bool argsScanned = false;  ///< as EventFields; false also where an offset did not fit 16 bits
+    quint8 argHave = 0;
+    quint16 argBegin[kArgKeyCount];  ///< from the args' first byte
+    quint16 argLength[kArgKeyCount];
 };
 
 /// A buffer of document bytes handed from thread A to thread B, with the events that lie whole in

@@ -68,6 +68,8 @@ void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan
 {
     EventFields &fields = m_fields;
     fields.have = 0;
+    fields.argsScanned = false;  // the readers search the args themselves
+    fields.argHave = 0;
     if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;

@@ -18,6 +18,7 @@ TraceReader::TraceReader(io::ByteOrigin origin, QString displayName, ReferenceMo
       m_scanner(*this), m_eventIssues(out.diagnostics, m_name, QStringLiteral("unusable events")), m_makers(makers)
 {
     m_scanner.setCapturedKeys(kEventKeys, kEventKeyCount);
+    m_scanner.setNestedCapturedKeys(kArgsKey, kArgKeys, kArgKeyCount);
     const ConsumerContext context{m_name, m_eventIssues};
     m_consumers.reserve(makers.size());
     for (const ConsumerMaker make : makers)
@@ -160,6 +161,23 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
                 const int k = __builtin_ctz(have);
                 tokens.begin[k] = quint32(members->begin[k] - m_current.begin);
                 tokens.length[k] = quint32(members->end[k] - members->begin[k]);
+            }
+            tokens.argsScanned = members->nestedScanned && (members->have & (1u << kArgsKey));
+            tokens.argHave = 0;
+            if (tokens.argsScanned) {
+                const qint64 argsBegin = members->begin[kArgsKey];
+                for (unsigned have = members->nestedHave; have; have &= have - 1) {
+                    const int k = __builtin_ctz(have);
+                    const qint64 from = members->nestedBegin[k] - argsBegin;
+                    const qint64 length = members->nestedEnd[k] - members->nestedBegin[k];
+                    if (from > 0xffff || length > 0xffff) {
+                        tokens.argsScanned = false;  // the readers search this one themselves
+                        break;
+                    }
+                    tokens.argHave |= quint8(1u << k);
+                    tokens.argBegin[k] = quint16(from);
+                    tokens.argLength[k] = quint16(length);
+                }
             }
         }
         m_pending.push_back(m_current);

@@ -71,6 +71,17 @@ std::optional<qint64> integerToken(std::string_view t)
 
 } // namespace
 
+std::optional<qint64> argInteger(std::string_view token)
+{
+    if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
+        const std::string_view body = token.substr(1, token.size() - 2);
+        if (body.find('\\') != std::string_view::npos)
+            return integerToken(JsonScanner::unescape(body));
+        return integerToken(body);
+    }
+    return integerToken(token);
+}
+
 DeviceStream readDeviceStream(std::string_view args)
 {
     DeviceStream out;

@@ -31,6 +31,10 @@ struct DeviceStream {
 };
 DeviceStream readDeviceStream(std::string_view args);
 
+/// The integer an args member's raw token holds: a number without fraction or exponent, or a
+/// string holding one (escapes resolved); nullopt for anything else.
+std::optional<qint64> argInteger(std::string_view token);
+
 /// The rank in a trace's top-level "distributedInfo" object (its JSON text), if it has one.
 std::optional<int> rankFromDistributedInfo(std::string_view json);
 

@@ -41,6 +41,15 @@ void TraceReader::processBatch(Batch &batch)
                 fields.token[kArgsKey][0] == '{')  // the object, to the event's end
                 fields.token[kArgsKey] = std::string_view(batch.at(events[i].begin + tokens.begin[kArgsKey]),
                                                           size_t(events[i].end - events[i].begin - tokens.begin[kArgsKey]));
+            fields.argsScanned = tokens.argsScanned;
+            fields.argHave = tokens.argsScanned ? tokens.argHave : 0;
+            if (tokens.argsScanned) {
+                const char *const args = fields.token[kArgsKey].data();
+                for (unsigned have = tokens.argHave; have; have &= have - 1) {
+                    const int k = __builtin_ctz(have);
+                    fields.argToken[k] = std::string_view(args + tokens.argBegin[k], tokens.argLength[k]);
+                }
+            }
             applyEvent(fields, events[i]);
             ++i;
             continue;

@@ -37,6 +37,11 @@ const char *JsonScanner::fastContainer(const char *p, const char *end, const cha
     int pendingField = -1;    // the key just read is keys[pendingField]
     int capturingField = -1;  // the scalar or string being read is that member's value
     const char *valueStart = nullptr;
+    // Members of the object that is the value of keys[m_nestedParent] (an event's args), located
+    // one level down while it is open (setNestedCapturedKeys()).
+    int nestedDepth = 0;  // that object's inside while it is open, else 0 (no depth matches)
+    int pendingNested = -1, capturingNested = -1, openNested = -1;
+    const char *nestedStart = nullptr;
 
 #define GOBLIN_FAST_WS                                                                                         \
     for (;;) {                                                                                                 \
@@ -91,7 +96,7 @@ key:
         goto giveUp;
     ++p;
     inKey = true;
-    if (capture && depth == 1) {
+    if (capture && (depth == 1 || depth == nestedDepth)) {
         keyStart = p;
         escapesAtKey = escapes;
     }
@@ -120,6 +125,26 @@ afterKey:
                     break;
                 }
         }
+    } else if (depth == nestedDepth) {
+        const std::string_view raw(keyStart, size_t(p - 1 - keyStart));
+        pendingNested = -1;
+        if (escapes != escapesAtKey) {
+            captured.nestedScanned = false;  // the readers search these bytes themselves
+        } else {
+            const int k = raw.empty() ? -1 : m_nestedIndex[static_cast<unsigned char>(raw[0])];
+            if (k >= 0) {
+                if (sameShortKey(raw, m_nestedKeys[k]))
+                    pendingNested = k;
+            } else if (k == -2) {
+                for (int kk = 0; kk < m_nestedKeyCount; ++kk)
+                    if (sameShortKey(raw, m_nestedKeys[kk])) {
+                        pendingNested = kk;
+                        break;
+                    }
+            }
+            if (pendingNested >= 0 && (captured.nestedHave & (1u << pendingNested)))
+                pendingNested = -1;  // the first occurrence counts
+        }
     }
     GOBLIN_FAST_WS
     if (*p != ':')
@@ -138,7 +163,20 @@ value:
             capturingField = pendingField;  // ends at afterValue
             valueStart = p;
         }
+        if (pendingField == m_nestedParent) {  // (a later duplicate replaces the members found)
+            captured.nestedHave = 0;
+            captured.nestedScanned = *p == '{';
+            nestedDepth = *p == '{' ? 2 : 0;
+        }
         pendingField = -1;
+    }
+    if (pendingNested >= 0) {  // set at depth == nestedDepth only
+        nestedStart = p;
+        if (*p == '{' || *p == '[')
+            openNested = pendingNested;  // ends at closed
+        else
+            capturingNested = pendingNested;  // ends at afterValue
+        pendingNested = -1;
     }
     switch (*p) {
     case '{':
@@ -269,6 +307,12 @@ afterValue:
         captured.end[capturingField] = m_base + (p - data);
         capturingField = -1;
     }
+    if (capturingNested >= 0) {
+        captured.nestedHave |= quint8(1u << capturingNested);
+        captured.nestedBegin[capturingNested] = m_base + (nestedStart - data);
+        captured.nestedEnd[capturingNested] = m_base + (p - data);
+        capturingNested = -1;
+    }
     GOBLIN_FAST_WS
     if (*p == ',') {
         ++p;
@@ -294,6 +338,14 @@ closed:
             m_capturedValid = true;  // for the valueEnd() that follows; reset after it
         }
         return p;
+    }
+    if (depth == nestedDepth && openNested >= 0) {  // a nested member's container ended
+        captured.nestedHave |= quint8(1u << openNested);
+        captured.nestedBegin[openNested] = m_base + (nestedStart - data);
+        captured.nestedEnd[openNested] = m_base + (p - data);
+        openNested = -1;
+    } else if (depth < nestedDepth) {
+        nestedDepth = 0;  // the object itself ended
     }
     goto afterValue;
 

@@ -13,6 +13,7 @@ JsonScanner::JsonScanner(Sink &sink) : m_sink(sink)
 {
     m_stack.reserve(64);
     std::memset(m_captureIndex, -1, sizeof m_captureIndex);
+    std::memset(m_nestedIndex, -1, sizeof m_nestedIndex);
 }
 
 void JsonScanner::setCapturedKeys(const std::string_view *keys, int count)
@@ -24,6 +25,20 @@ void JsonScanner::setCapturedKeys(const std::string_view *keys, int count)
         if (keys[k].empty())
             continue;
         qint8 &slot = m_captureIndex[static_cast<unsigned char>(keys[k][0])];
+        slot = slot == -1 ? qint8(k) : qint8(-2);
+    }
+}
+
+void JsonScanner::setNestedCapturedKeys(int parent, const std::string_view *keys, int count)
+{
+    m_nestedParent = parent;
+    m_nestedKeys = keys;
+    m_nestedKeyCount = std::min(count, int(CapturedMembers::kMaxNestedKeys));
+    std::memset(m_nestedIndex, -1, sizeof m_nestedIndex);
+    for (int k = 0; k < m_nestedKeyCount; ++k) {
+        if (keys[k].empty())
+            continue;
+        qint8 &slot = m_nestedIndex[static_cast<unsigned char>(keys[k][0])];
         slot = slot == -1 ? qint8(k) : qint8(-2);
     }
 }

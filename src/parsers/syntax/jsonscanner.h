@@ -103,15 +103,30 @@ public:
     /// Where the members named by setCapturedKeys() lie in an object just scanned.
     struct CapturedMembers {
         static constexpr int kMaxKeys = 8;
+        static constexpr int kMaxNestedKeys = 8;
         quint8 have = 0;  ///< bit i: the member keys[i] was found; the last occurrence counts
+        /// bit i: the member nestedKeys[i] was found in the object that is the value of
+        /// keys[nestedParent], at its top level; the first occurrence counts.
+        quint8 nestedHave = 0;
+        /// That object was scanned for them, so a member not in nestedHave is not there. False
+        /// when the value is no object or one of its keys has escapes (keys are compared raw).
+        bool nestedScanned = false;
         /// Absolute offsets of the value's token: a string with its quotes, a number or literal, or
         /// only the '{' or '[' of a container (what simdjson's raw_json_token() shows, trimmed).
         qint64 begin[kMaxKeys] = {};
         qint64 end[kMaxKeys] = {};
+        /// The nested members' values, set where nestedHave says so: as above, but a container
+        /// whole, from its '{' or '[' to the byte after its end.
+        qint64 nestedBegin[kMaxNestedKeys];
+        qint64 nestedEnd[kMaxNestedKeys];
     };
     /// Member names (without escapes; at most CapturedMembers::kMaxKeys; the array must outlive the
     /// scanner) whose values the scanner locates in the objects it scans whole in one feed().
     void setCapturedKeys(const std::string_view *keys, int count);
+    /// Member names (as above, at most kMaxNestedKeys) located one level further down, in the
+    /// object that is the value of captured key `parent` (a Kineto event's "args"): the members
+    /// every event's readers would otherwise search that object's bytes for again.
+    void setNestedCapturedKeys(int parent, const std::string_view *keys, int count);
     /// During Sink::valueEnd() for an object scanned whole by the fast path: its members. Null for
     /// values scanned otherwise (across feed() calls, deeper than 64 levels, or with an error
     /// that the slow path then reports).
@@ -159,6 +174,10 @@ private:
     const std::string_view *m_captureKeys = nullptr;
     int m_captureKeyCount = 0;
     qint8 m_captureIndex[256];       // key by first byte: -1 none, -2 several
+    int m_nestedParent = -1;
+    const std::string_view *m_nestedKeys = nullptr;
+    int m_nestedKeyCount = 0;
+    qint8 m_nestedIndex[256];        // as m_captureIndex
     CapturedMembers m_captured;
     quint8 m_reportChildren = 0;     // bit d: children of the open depth-d container are reported
     int m_hexLeft = 0;

@@ -198,12 +198,19 @@ std::string_view eventThreadToken(const KinetoEvent &event)
 
 std::string inputDimsText(std::string_view args, bool *keyFound)
 {
-    std::string out;
     const char *const end = args.data() + args.size();
     const char *p = findKey(args.data(), end, "\"Input Dims\"");
     *keyFound = p != nullptr;
     if (!p)
-        return out;
+        return {};
+    return compactArrayText(std::string_view(p, size_t(end - p)));
+}
+
+std::string compactArrayText(std::string_view value)
+{
+    std::string out;
+    const char *p = value.data();
+    const char *const end = p + value.size();
     while (p < end && isSpace(*p))
         ++p;
     if (p >= end || *p != '[')
@@ -350,8 +357,15 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
         }
         ++m_ops;
         if (haveArgs) {
-            bool recorded = false;  // one search of the args: the key may hold a value we cannot show
-            const std::string dims = inputDimsText(args, &recorded);
+            bool recorded = false;  // the key may hold a value we cannot show
+            std::string dims;
+            if (event.fields.argsScanned) {  // located by the scanner: no search of the args
+                recorded = event.fields.argHave & (1u << kineto::kArgInputDims);
+                if (recorded)
+                    dims = compactArrayText(event.fields.argToken[kineto::kArgInputDims]);
+            } else {
+                dims = inputDimsText(args, &recorded);
+            }
             if (recorded) {
                 m_shapes = true;
                 m_keyScratch.assign(name);

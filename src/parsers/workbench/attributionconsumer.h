@@ -35,6 +35,9 @@ std::string_view eventThreadToken(const kineto::KinetoEvent &event);
 /// when the args object has no such member at depth 1, or a value that cannot be shown (cut off).
 /// `keyFound`: the member is there (record_shapes was on), whatever its value.
 std::string inputDimsText(std::string_view args, bool *keyFound);
+/// A JSON array's text (from its '[') with whitespace outside strings removed; empty when it is
+/// no array or is cut off.
+std::string compactArrayText(std::string_view value);
 
 class AttributionConsumer final : public kineto::EventConsumer
 {

@@ -263,9 +263,17 @@ ArgIds eventArgIds(const KinetoEvent &event, bool wantGraphId)
 {
     KinetoEvent::ArgIdsMemo &memo = event.argIds;
     if (!memo.read || (wantGraphId && !memo.withGraphId)) {
-        const ArgIds ids = (event.fields.have & (1u << kineto::kArgsKey))
-                               ? readArgIds(trimJson(event.fields.token[kineto::kArgsKey]), wantGraphId)
-                               : ArgIds{};
+        const kineto::EventFields &fields = event.fields;
+        ArgIds ids;
+        if (fields.argsScanned) {  // located by the scanner: no search of the args
+            if (fields.argHave & (1u << kineto::kArgCorrelation))
+                ids.correlation = kineto::argInteger(fields.argToken[kineto::kArgCorrelation]);
+            if (fields.argHave & (1u << kineto::kArgGraphId))
+                ids.graphId = kineto::argInteger(fields.argToken[kineto::kArgGraphId]);
+            wantGraphId = true;
+        } else if (fields.have & (1u << kineto::kArgsKey)) {
+            ids = readArgIds(trimJson(fields.token[kineto::kArgsKey]), wantGraphId);
+        }
         memo = {true, wantGraphId, ids.correlation, ids.graphId};
     }
     return {memo.correlation, memo.withGraphId ? memo.graphId : std::nullopt};

@@ -77,9 +77,13 @@ class CapturingSink : public JsonScanner::Sink
 {
 public:
     static constexpr std::string_view kKeys[3] = {"ph", "ts", "name"};
+    /// With nested capture: keys[1] is "args", whose members these are.
+    static constexpr std::string_view kNestedKeys[4] = {"correlation", "Input Dims", "graph id", "cat"};
+    static constexpr std::string_view kParentKeys[3] = {"ph", "args", "name"};
     JsonScanner *scanner = nullptr;
     QByteArray doc;
     QStringList elements;
+    bool nested = false;
 
     void rootKey(std::string_view, qint64, qint64) override {}
     bool valueBegin(int depth, char, qint64, qint64) override { return depth == 0; }
@@ -93,21 +97,37 @@ public:
             return;
         }
         QStringList found;
+        const std::string_view *keys = nested ? kParentKeys : kKeys;
         for (int k = 0; k < 3; ++k)
             if (members->have & (1u << k))
-                found << QString::fromLatin1(kKeys[k].data(), qsizetype(kKeys[k].size())) + QLatin1Char('=') +
+                found << QString::fromLatin1(keys[k].data(), qsizetype(keys[k].size())) + QLatin1Char('=') +
                              QString::fromUtf8(doc.mid(members->begin[k], members->end[k] - members->begin[k]));
+        if (nested) {
+            if (!members->nestedScanned)
+                found << QStringLiteral("args:unscanned");
+            for (int k = 0; k < 4; ++k)
+                if (members->nestedScanned && (members->nestedHave & (1u << k)))
+                    found << QStringLiteral("args.") + QString::fromLatin1(kNestedKeys[k].data(), qsizetype(kNestedKeys[k].size())) +
+                                 QLatin1Char('=') +
+                                 QString::fromUtf8(doc.mid(members->nestedBegin[k], members->nestedEnd[k] - members->nestedBegin[k]));
+        }
         elements << found.join(QLatin1Char(' '));
     }
 };
 
-QStringList capture(const QByteArray &doc, int piece = 0)
+QStringList capture(const QByteArray &doc, int piece = 0, bool nested = false)
 {
     CapturingSink sink;
     sink.doc = doc;
+    sink.nested = nested;
     JsonScanner scanner(sink);
     sink.scanner = &scanner;
-    scanner.setCapturedKeys(CapturingSink::kKeys, 3);
+    if (nested) {
+        scanner.setCapturedKeys(CapturingSink::kParentKeys, 3);
+        scanner.setNestedCapturedKeys(1, CapturingSink::kNestedKeys, 4);
+    } else {
+        scanner.setCapturedKeys(CapturingSink::kKeys, 3);
+    }
     const int step = piece > 0 ? piece : std::max<int>(1, int(doc.size()));
     for (qsizetype i = 0; i < doc.size() && !scanner.failed(); i += step)
         scanner.feed(doc.constData() + i, size_t(std::min<qsizetype>(step, doc.size() - i)));
@@ -134,6 +154,8 @@ private slots:
     void capturedMembers_data();
     void capturedMembers();
     void capturedMembersOnlyFromTheFastPath();
+    void nestedMembers_data();
+    void nestedMembers();
     void rangeScannersAgreeWithOnePass();
 };
 
@@ -376,6 +398,47 @@ void TestJsonScanner::capturedMembersOnlyFromTheFastPath()
     const QByteArray doc = R"([{"ph": "X", "ts": 1}, {"ph": "Y"}])";
     QCOMPARE(capture(doc, 1), (QStringList{"slow", "slow"}));
     QCOMPARE(capture(doc, 0), (QStringList{R"(ph="X" ts=1)", R"(ph="Y")"}));
+}
+
+// The args members every consumer of an event reads (correlation, Input Dims…) come from these
+// offsets instead of a search of the args' bytes: the same tokens, first occurrence, whole
+// containers, and nothing claimed where a key could not be compared.
+void TestJsonScanner::nestedMembers_data()
+{
+    QTest::addColumn<QByteArray>("doc");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("flat args") << QByteArray(R"([{"ph": "X", "args": {"External id": 4, "correlation": 17, "cat": "c"}}])")
+                               << QStringList{R"(ph="X" args={ args.correlation=17 args.cat="c")"};
+    QTest::newRow("containers whole, nested ones too")
+        << QByteArray(R"([{"args": {"Input Dims": [[2, 3], [], [{"a": [1]}]], "graph id": {"x": 1}}}])")
+        << QStringList{R"(args={ args.Input Dims=[[2, 3], [], [{"a": [1]}]] args.graph id={"x": 1})"};
+    QTest::newRow("only the args' own members")
+        << QByteArray(R"([{"correlation": 1, "args": {"x": {"correlation": 2}, "y": [{"cat": 3}]}, "cat": 4}])")
+        << QStringList{R"(args={)"};
+    QTest::newRow("the first occurrence counts")
+        << QByteArray(R"([{"args": {"correlation": "5", "correlation": 6}}])") << QStringList{R"(args={ args.correlation="5")"};
+    QTest::newRow("a later args replaces the members")
+        << QByteArray(R"([{"args": {"correlation": 1, "cat": 2}, "args": {"cat": 3}}])") << QStringList{R"(args={ args.cat=3)"};
+    QTest::newRow("args not an object")
+        << QByteArray(R"([{"args": [1, {"correlation": 2}]}, {"args": "s"}, {"ph": 1}])")
+        << QStringList{R"(args=[ args:unscanned)", R"(args="s" args:unscanned)", R"(ph=1 args:unscanned)"};
+    QTest::newRow("an escaped key: not claimed")
+        << QByteArray(R"([{"args": {"c\u006frrelation": 1, "cat": 2}}])") << QStringList{R"(args={ args:unscanned)"};
+    QTest::newRow("escapes in values are fine")
+        << QByteArray(R"([{"args": {"kernel": "a\"b", "correlation": 9}}])") << QStringList{R"(args={ args.correlation=9)"};
+    QTest::newRow("members of the next event are its own")
+        << QByteArray(R"([{"args": {"correlation": 1}}, {"args": {}}, {"name": "n", "args": {"Input Dims": []}}])")
+        << QStringList{R"(args={ args.correlation=1)", R"(args={)", R"(args={ name="n" args.Input Dims=[])"};
+}
+
+void TestJsonScanner::nestedMembers()
+{
+    QFETCH(QByteArray, doc);
+    QFETCH(QStringList, expected);
+    QCOMPARE(capture(doc, 0, true), expected);
+    // Not scanned whole: nothing is claimed, the readers search.
+    for (const QString &e : capture(doc, 1, true))
+        QCOMPARE(e, QStringLiteral("slow"));
 }
 
 // A trace cut between two elements of a root member's array: the second scanner starts there
