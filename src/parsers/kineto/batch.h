@@ -43,11 +43,13 @@ struct Deferred {
 };
 
 /// The members an event is read for, in this order; later duplicates win, as in a Python dict.
-/// "args" and "pid" feed the GPU timeline only (args.device, args.stream; the host process).
-constexpr int kEventKeyCount = 7;
-constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur", "args", "pid"};
+/// "args", "pid" and "tid" feed the workbench's readers (args.device, args.stream; the host
+/// process; the thread whose ops nest).
+constexpr int kEventKeyCount = 8;
+constexpr std::string_view kEventKeys[kEventKeyCount] = {"ph", "cat", "name", "ts", "dur", "args", "pid", "tid"};
 constexpr int kArgsKey = 5;
 constexpr int kPidKey = 6;
+constexpr int kTidKey = 7;
 
 /// Members of an event's args that several readers need (GPU events' correlation, graph id,
 /// device and stream; ops' input shapes): where JsonScanner scanned the event whole it located
@@ -68,7 +70,7 @@ struct EventFields {
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
-/// 80 bytes: one is written per event, and its cache misses showed in profiles.
+/// 88 bytes: one is written per event, and its cache misses showed in profiles.
 struct EventTokens {
     EventTokens() {}  // user-provided: emplace_back() then does not zero the arrays (a `rep stos` per event)
     quint32 begin[kEventKeyCount];  ///< from the event's first byte (events are at most kMaxEventBytes); set where `have` says so

@@ -29,7 +29,7 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
         simdjson::ondemand::field field;
         if (std::move(fieldResult).get(field) != simdjson::SUCCESS)
             return false;
-        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid
+        int which = -1;  // 0 ph, 1 cat, 2 name, 3 ts, 4 dur, 5 args, 6 pid, 7 tid
         if (!escapes) {
             const char *raw = field.key().raw();
             switch (raw[0]) {
@@ -37,7 +37,7 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
             case 'a': which = rawKeyIs(raw, "args") ? kArgsKey : -1; break;
             case 'c': which = rawKeyIs(raw, "cat") ? 1 : -1; break;
             case 'n': which = rawKeyIs(raw, "name") ? 2 : -1; break;
-            case 't': which = rawKeyIs(raw, "ts") ? 3 : -1; break;
+            case 't': which = rawKeyIs(raw, "ts") ? 3 : rawKeyIs(raw, "tid") ? kTidKey : -1; break;
             case 'd': which = rawKeyIs(raw, "dur") ? 4 : -1; break;
             default: break;
             }
@@ -49,7 +49,7 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
                 length += raw[length] == '\\' ? 2 : 1;
             const std::string key = JsonScanner::unescape(std::string_view(raw, length));
             which = key == "ph" ? 0 : key == "cat" ? 1 : key == "name" ? 2 : key == "ts" ? 3 : key == "dur" ? 4
-                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : -1;
+                  : key == "args" ? kArgsKey : key == "pid" ? kPidKey : key == "tid" ? kTidKey : -1;
         }
         if (which >= 0) {
             // Later duplicates win, as in a Python dict.

@@ -24,7 +24,7 @@ void JsonScanner::setCapturedKeys(const std::string_view *keys, int count)
     for (int k = 0; k < m_captureKeyCount; ++k) {
         if (keys[k].empty())
             continue;
-        qint8 &slot = m_captureIndex[static_cast<unsigned char>(keys[k][0])];
+        qint8 &slot = m_captureIndex[keySlot(keys[k])];
         slot = slot == -1 ? qint8(k) : qint8(-2);
     }
 }
@@ -38,7 +38,7 @@ void JsonScanner::setNestedCapturedKeys(int parent, const std::string_view *keys
     for (int k = 0; k < m_nestedKeyCount; ++k) {
         if (keys[k].empty())
             continue;
-        qint8 &slot = m_nestedIndex[static_cast<unsigned char>(keys[k][0])];
+        qint8 &slot = m_nestedIndex[keySlot(keys[k])];
         slot = slot == -1 ? qint8(k) : qint8(-2);
     }
 }

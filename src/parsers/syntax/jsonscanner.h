@@ -173,11 +173,14 @@ private:
     bool m_capturedValid = false;    // m_captured describes the value being ended
     const std::string_view *m_captureKeys = nullptr;
     int m_captureKeyCount = 0;
-    qint8 m_captureIndex[256];       // key by first byte: -1 none, -2 several
+    /// Key by first byte and length (mod 8): -1 none, -2 several. "ts" and "tid", "ph" and "pid"
+    /// then take one compare each.
+    static size_t keySlot(std::string_view key) { return size_t(static_cast<unsigned char>(key[0])) * 8 + (key.size() & 7); }
+    qint8 m_captureIndex[256 * 8];
     int m_nestedParent = -1;
     const std::string_view *m_nestedKeys = nullptr;
     int m_nestedKeyCount = 0;
-    qint8 m_nestedIndex[256];        // as m_captureIndex
+    qint8 m_nestedIndex[256 * 8];  // as m_captureIndex
     CapturedMembers m_captured;
     quint8 m_reportChildren = 0;     // bit d: children of the open depth-d container are reported
     int m_hexLeft = 0;

@@ -148,52 +148,8 @@ void forEachGpu(const AttributionConsumer::GpuLog &log, F &&f)
 
 std::string_view eventThreadToken(const KinetoEvent &event)
 {
-    if (!(event.fields.have & (1u << kArgsKey)))
-        return {};
-    const std::string_view args = event.fields.token[kArgsKey];
-    const qint64 eventBytes = event.span.end - event.span.begin;
-    if (args.empty() || args[0] != '{' || eventBytes < qint64(args.size()))
-        return {};
-    // The args token runs to the event's end (kineto/events.cpp, pipeline.cpp), so the event's
-    // first byte lies eventBytes before that end; Kineto writes "tid" before "args".
-    const char *const eventEnd = args.data() + args.size();
-    const char *const eventBegin = eventEnd - eventBytes;
-    // Kineto writes "tid" right after "pid" (`"pid": 1, "tid": 2`): read it there, else search.
-    const char *p = nullptr;
-    if (event.fields.have & (1u << kPidKey)) {
-        const std::string_view pid = event.fields.token[kPidKey];
-        if (pid.data() > eventBegin && pid.data() + pid.size() <= args.data()) {
-            const char *q = pid.data() + pid.size();
-            const char *const limit = args.data();
-            while (q < limit && isSpace(*q))
-                ++q;
-            if (q < limit && *q == ',') {
-                ++q;
-                while (q < limit && isSpace(*q))
-                    ++q;
-                if (limit - q > 5 && std::memcmp(q, "\"tid\"", 5) == 0)
-                    p = findKey(q, limit, "\"tid\"");
-            }
-        }
-    }
-    if (!p)
-        p = findKey(eventBegin, args.data(), "\"tid\"");
-    if (!p)
-        return {};
-    const char *const end = args.data();
-    while (p < end && isSpace(*p))
-        ++p;
-    const char *start = p;
-    if (p < end && *p == '"') {
-        ++p;
-        while (p < end && *p != '"')
-            p += *p == '\\' ? 2 : 1;
-        p = std::min(p + 1, end);
-    } else {
-        while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
-            ++p;
-    }
-    return std::string_view(start, size_t(p - start));
+    return (event.fields.have & (1u << kineto::kTidKey)) ? trimJson(event.fields.token[kineto::kTidKey])
+                                                        : std::string_view();
 }
 
 std::string inputDimsText(std::string_view args, bool *keyFound)

@@ -26,9 +26,7 @@
 
 namespace goblin::workbench {
 
-/// The thread of an event as its "tid" member's raw token (the reader hands consumers seven
-/// members, not "tid"): searched in the event's bytes, which the args token bounds (it runs to the
-/// event's end). Empty when the event has no args object or no "tid" before it.
+/// The thread of an event as its "tid" member's raw token; empty when it has none.
 std::string_view eventThreadToken(const kineto::KinetoEvent &event);
 
 /// args["Input Dims"] of an op as compact JSON text (whitespace outside strings removed); empty

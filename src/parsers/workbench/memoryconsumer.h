@@ -27,8 +27,6 @@ struct MemoryArgs {
 };
 MemoryArgs readMemoryArgs(std::string_view args);
 
-/// The raw `tid` token of an event whose whole text is `text` (an object); empty when none.
-std::string_view tidToken(std::string_view text);
 
 class MemoryConsumer final : public kineto::EventConsumer
 {
