@@ -31,8 +31,8 @@ namespace {
 constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::make,
                                                     &workbench::KinetoConsumer::make,
                                                     &workbench::TraceTraitsConsumer::make,  // after KinetoConsumer
-                                                    &workbench::AttributionConsumer::make,
-                                                    &workbench::MemoryConsumer::make};  // after TraceTraitsConsumer
+                                                    &workbench::MemoryConsumer::make,  // after TraceTraitsConsumer
+                                                    &workbench::AttributionConsumer::make};  // after MemoryConsumer
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)

@@ -50,7 +50,7 @@ struct DeviceMemory {
     qint64 eventsWithReserved = 0;   ///< events carrying `Total Reserved`
     qint64 allocations = 0;          ///< events with Bytes > 0
     qint64 allocationsOutsideOps = 0;  ///< of those, on a thread with no CPU op around them
-    qint64 allocationsOpUnknown = 0;   ///< of those, after the op store was full (TraceMemory::opsComplete)
+    qint64 allocationsOpUnknown = 0;   ///< of those, of an op not joined: 0 since every op is (kept for the report's key)
 };
 
 struct TraceMemory {
@@ -59,8 +59,8 @@ struct TraceMemory {
     qint64 cpuEvents = 0;          ///< of memoryEvents, `Device Type` 0 (host memory: no device kept)
     qint64 outOfMemoryEvents = 0;  ///< `[OutOfMemory]` instant events
     qint64 unusableEvents = 0;     ///< `[memory]` events without a usable ts / Device Type (diagnosed, not kept)
-    /// False when the trace held more CPU ops than the reading keeps for the op join: allocations
-    /// after the first op left out count as allocationsOpUnknown, never as another op's.
+    /// Every CPU op took part in the op join (the attribution's sweep sees them all): always true
+    /// now; kept for the report's `ops_complete`.
     bool opsComplete = true;
 };
 

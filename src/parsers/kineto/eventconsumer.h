@@ -59,6 +59,20 @@ struct KinetoEvent {
         std::optional<qint64> graphId;
     };
     mutable ArgIdsMemo argIds{};
+
+    /// ts and dur in ns (syntax::microsToNs), converted once for every consumer that asks.
+    struct TimesMemo {
+        bool read = false;
+        std::optional<qint64> tsNs;
+        std::optional<qint64> durNs;
+    };
+    mutable TimesMemo times{};
+    const TimesMemo &timesNs() const
+    {
+        if (!times.read)
+            times = {true, syntax::microsToNs(ts), syntax::microsToNs(dur)};
+        return times;
+    }
 };
 
 /// What the document was, once the reader has reached its end (or stopped).

@@ -9,9 +9,11 @@
 #include "syntax/jsontoken.h"
 #include "torchtraceparser.h"
 #include "workbench/idmap.h"
+#include "workbench/memoryconsumer.h"
 #include "workbench/tracetraitsconsumer.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <map>
 
@@ -226,8 +228,12 @@ quint32 AttributionConsumer::Interner::id(std::string_view text)
 
 void AttributionConsumer::onEvent(const KinetoEvent &event)
 {
-    if (event.phText.size() != 1 || event.phText[0] != 'X')
+    if (event.phText.size() != 1 || event.phText[0] != 'X') {
+        if (event.phText.size() == 1 && (event.phText[0] == 'i' || event.phText[0] == 'I') &&
+            event.nameText == "[memory]")
+            addAllocation(event);
         return;
+    }
     const std::string_view cat = event.catText;
     if (cat.empty() || !event.name.isString())
         return;
@@ -268,8 +274,8 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
     }
     if (what == What::None)
         return;
-    const std::optional<qint64> beginNs = syntax::microsToNs(event.ts);
-    const std::optional<qint64> durNs = syntax::microsToNs(event.dur);
+    const std::optional<qint64> beginNs = event.timesNs().tsNs;
+    const std::optional<qint64> durNs = event.timesNs().durNs;
     if (!beginNs || !durNs || *durNs < 0)
         return;  // the workbench's consumer reports unusable times
     const std::string_view name = event.nameText;
@@ -359,6 +365,39 @@ void AttributionConsumer::addCpu(const KinetoEvent &event, Kind kind, qint64 beg
     if (thread >= m_cpu.size())
         m_cpu.resize(thread + 1);
     append(m_cpu[thread], CpuRecord{begin, end, key, kind});
+}
+
+namespace {
+
+std::string_view unquoted(std::string_view t)
+{
+    return t.size() >= 2 && t.front() == '"' && t.back() == '"' ? t.substr(1, t.size() - 2) : t;
+}
+
+} // namespace
+
+void AttributionConsumer::addAllocation(const KinetoEvent &event)
+{
+    const std::optional<qint64> ts = event.timesNs().tsNs;
+    if (!ts || !(event.fields.have & (1u << kArgsKey)) || !(event.fields.have & (1u << kineto::kTidKey)))
+        return;  // (an allocation on no thread is inside no op)
+    const MemoryArgs args = readMemoryArgs(trimJson(event.fields.token[kArgsKey]));
+    // MemoryConsumer's devices: (Device Id, Device Type) of a GPU; type 0 is the host.
+    const qint64 type = std::clamp<qint64>(args.deviceType, -1, 1 << 20);
+    const qint64 id = std::clamp<qint64>(args.haveDeviceId ? args.deviceId : -1, -1, 1 << 20);
+    if (!args.haveDeviceType || type == 0 || !args.haveBytes || args.bytes == 0)
+        return;
+    const std::string_view pid =
+        (event.fields.have & (1u << kPidKey)) ? unquoted(trimJson(event.fields.token[kPidKey])) : std::string_view();
+    m_keyScratch.assign(pid);
+    m_keyScratch.push_back(kKeySeparator);
+    m_keyScratch.append(unquoted(trimJson(event.fields.token[kineto::kTidKey])));
+    const quint32 thread = m_allocThreads.id(m_keyScratch);
+    m_keyScratch.assign("\x1e");
+    m_keyScratch.append(std::to_string(id));
+    m_keyScratch.push_back(',');
+    m_keyScratch.append(std::to_string(type));
+    m_allocs.push_back({*ts, args.bytes, thread, m_names.id(m_keyScratch)});
 }
 
 void AttributionConsumer::append(ThreadLog &log, const CpuRecord &record)
@@ -457,6 +496,12 @@ void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
         s.name = (*names)[s.name];
         m_steps.push_back(s);
     }
+    for (AllocRecord a : range.m_allocs) {
+        a.thread = m_allocThreads.id(range.m_allocThreads.text(a.thread));
+        a.device = (*names)[a.device];
+        m_allocs.push_back(a);
+    }
+    range.m_allocs = {};
     m_gpuEvents += range.m_gpuEvents;
     m_ops += range.m_ops;
     m_calls += range.m_calls;
@@ -713,16 +758,31 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         quint32 key;
         Kind kind;
         int step;
+        quint32 seq;  // push order on its thread
     };
     std::vector<Open> stack;
+    quint32 pushes = 0;
+    // Allocations need the ops that ended right at their timestamp too (an op's span includes its
+    // end, as docs/memory.md has it), which a record beginning there has already popped.
+    bool trackEnded = false;
+    std::vector<Open> endedAt;
+    qint64 endedAtNs = std::numeric_limits<qint64>::min();
     // Host self time during GPU idle: the ops the host ran while the GPU waited (the host-gap
     // advice names them). The GPU timeline of this file was finished by the workbench's reader.
     const GpuBusyUnion gpuBusy(out.timeline.files.empty() ? nullptr : &out.timeline.files.back());
     size_t idleCursor = 0;
     result.gpuIdleMeasured = !gpuBusy.empty();
     auto visit = [&](const CpuRecord &r) {
-        while (!stack.empty() && stack.back().end <= r.begin)
+        while (!stack.empty() && stack.back().end <= r.begin) {
+            if (trackEnded && stack.back().end == r.begin && stack.back().kind == KindOp) {
+                if (endedAtNs != r.begin) {
+                    endedAt.clear();
+                    endedAtNs = r.begin;
+                }
+                endedAt.push_back(stack.back());
+            }
             stack.pop_back();
+        }
         // Partly overlapping ranges can leave an ended range under an open one: skip those.
         int top = -1, topOp = -1;
         for (int i = int(stack.size()) - 1; i >= 0; --i) {
@@ -785,25 +845,123 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
                 p.idleSelfNs -= idleInsideNs;
             });
         }
-        stack.push_back({r.end, node, r.key, r.kind, step});
+        stack.push_back({r.end, node, r.key, r.kind, step, pushes++});
+    };
+
+    // The allocations: each to the innermost op around it on its thread (begin <= ts <= end, the
+    // latest begun), for the memory view's allocating ops.
+    struct AllocStats {
+        qint64 allocations = 0, allocatedBytes = 0, freedBytes = 0;
+    };
+    std::unordered_map<quint64, AllocStats> allocStats;  // (device, op key) -> …
+    std::vector<std::vector<AllocRecord>> allocsOf(m_cpu.size());
+    if (!m_allocs.empty()) {
+        // Threads compared without quotes: 2021 traces write an op's tid as "25738" and an
+        // allocation's as 25738. Of two threads that differ only so, the one with more records.
+        std::unordered_map<std::string, quint32> cpuThreadOf;
+        for (quint32 t = 0; t < m_cpu.size(); ++t) {
+            const std::string_view raw = m_threads.text(t);
+            const size_t sep = raw.find(kKeySeparator);
+            std::string key(unquoted(raw.substr(0, sep)));
+            key.push_back(kKeySeparator);
+            key.append(unquoted(sep == std::string_view::npos ? std::string_view() : raw.substr(sep + 1)));
+            const auto [it, inserted] = cpuThreadOf.try_emplace(std::move(key), t);
+            if (!inserted && m_cpu[t].records > m_cpu[it->second].records)
+                it->second = t;
+        }
+        std::vector<qint64> cpuOfAllocThread(m_allocThreads.size(), -1);
+        for (quint32 t = 0; t < m_allocThreads.size(); ++t)
+            if (const auto it = cpuThreadOf.find(m_allocThreads.text(t)); it != cpuThreadOf.end())
+                cpuOfAllocThread[t] = it->second;
+        for (const AllocRecord &a : m_allocs)
+            if (cpuOfAllocThread[a.thread] >= 0)
+                allocsOf[size_t(cpuOfAllocThread[a.thread])].push_back(a);
+        for (std::vector<AllocRecord> &allocs : allocsOf)
+            std::stable_sort(allocs.begin(), allocs.end(),
+                             [](const AllocRecord &a, const AllocRecord &b) { return a.tsNs < b.tsNs; });
+    }
+    m_allocs = {};
+    auto visitAllocation = [&](const AllocRecord &a) {
+        const Open *around = nullptr;
+        for (size_t i = stack.size(); i-- > 0;)
+            if (stack[i].kind == KindOp && stack[i].end >= a.tsNs) {
+                around = &stack[i];
+                break;
+            }
+        if (endedAtNs == a.tsNs)
+            for (const Open &o : endedAt)
+                if (!around || o.seq > around->seq)
+                    around = &o;
+        if (!around)
+            return;
+        AllocStats &stats = allocStats[pair64(a.device, around->key)];
+        if (a.bytes > 0) {
+            ++stats.allocations;
+            stats.allocatedBytes += a.bytes;
+        } else {
+            stats.freedBytes -= a.bytes;
+        }
     };
     // Per thread: ranges and calls in the join's order (joinBefore), a stack of the open ranges:
     // the stream as it lies, the late records merged in.
-    for (ThreadLog &log : m_cpu) {
+    for (size_t t = 0; t < m_cpu.size(); ++t) {
+        ThreadLog &log = m_cpu[t];
         stack.clear();
+        endedAt.clear();
+        endedAtNs = std::numeric_limits<qint64>::min();
+        pushes = 0;
         idleCursor = 0;
-        std::stable_sort(log.late.begin(), log.late.end(), joinBefore);
-        size_t next = 0;
-        forEachCpu(log, [&](const CpuRecord &r) {
-            while (next < log.late.size() && joinBefore(log.late[next], r))
-                visit(log.late[next++]);
+        const std::vector<AllocRecord> &allocs = allocsOf[t];
+        trackEnded = !allocs.empty();
+        size_t nextAlloc = 0;
+        auto next = [&](const CpuRecord &r) {  // an allocation before the ranges that begin with it
+            while (nextAlloc < allocs.size() && allocs[nextAlloc].tsNs < r.begin)
+                visitAllocation(allocs[nextAlloc++]);
             visit(r);
+        };
+        std::stable_sort(log.late.begin(), log.late.end(), joinBefore);
+        size_t nextLate = 0;
+        forEachCpu(log, [&](const CpuRecord &r) {
+            while (nextLate < log.late.size() && joinBefore(log.late[nextLate], r))
+                next(log.late[nextLate++]);
+            next(r);
         });
-        while (next < log.late.size())
-            visit(log.late[next++]);
+        while (nextLate < log.late.size())
+            next(log.late[nextLate++]);
+        while (nextAlloc < allocs.size())
+            visitAllocation(allocs[nextAlloc++]);
         log = {};
     }
     m_cpu = std::vector<ThreadLog>();
+    allocsOf = {};
+
+    // The allocating ops per device, merged by op name (shapes apart), handed to the memory view.
+    if (!allocStats.empty()) {
+        std::map<std::pair<int, int>, std::map<std::string_view, MemoryOp>> perDevice;
+        for (const auto &[k, stats] : allocStats) {
+            const std::string &device = m_names.text(quint32(k >> 32));  // "\x1e<id>,<type>"
+            int id = -1, type = -1;
+            const char *const end = device.data() + device.size();
+            const auto parsed = std::from_chars(device.data() + 1, end, id);
+            if (parsed.ptr < end && *parsed.ptr == ',')
+                std::from_chars(parsed.ptr + 1, end, type);
+            MemoryOp &op = perDevice[{id, type}][opName(quint32(k))];
+            op.allocations += stats.allocations;
+            op.allocatedBytes += stats.allocatedBytes;
+            op.freedBytes += stats.freedBytes;
+        }
+        for (DeviceMemory &d : out.memory.devices) {
+            const auto it = perDevice.find({d.deviceId, d.deviceType});
+            if (it == perDevice.end())
+                continue;
+            std::vector<MemoryOp> ops;
+            for (auto &[name, op] : it->second) {
+                op.name = qtext(name);
+                ops.push_back(std::move(op));
+            }
+            setAllocatingOps(d, std::move(ops));
+        }
+    }
     siteIds = {};
 
     // GPU events → calls.

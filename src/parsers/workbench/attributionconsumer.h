@@ -100,6 +100,13 @@ public:
         qint64 end;
         quint32 name;
     };
+    /// A `[memory]` event that allocated or freed on a GPU device, for the op around it.
+    struct AllocRecord {
+        qint64 tsNs;
+        qint64 bytes;    ///< negative: freed
+        quint32 thread;  ///< m_allocThreads: pid and tid without quotes (2021 traces quote only the ops')
+        quint32 device;  ///< interned "\x1e<Device Id>,<Device Type>"
+    };
 
     /// Strings to small ids, stored once.
     class Interner
@@ -138,6 +145,7 @@ public:
 
 private:
     void addCpu(const kineto::KinetoEvent &event, Kind kind, qint64 begin, qint64 end, quint32 key);
+    void addAllocation(const kineto::KinetoEvent &event);
     /// The segment this reader writes into (a new one after a byte range's), numbers reset.
     static void append(ThreadLog &log, const CpuRecord &record);
     static Segment &writable(std::vector<Segment> &segments, qint64 &previous, qint64 *previous2 = nullptr);
@@ -151,6 +159,8 @@ private:
     static constexpr int kCorrelationPageBits = 12;
     IdMap<qint64> m_correlationPages;
     std::vector<StepRecord> m_steps;
+    Interner m_allocThreads;
+    std::vector<AllocRecord> m_allocs;
     qint64 m_ops = 0;
     qint64 m_calls = 0;
     bool m_shapes = false;

@@ -69,7 +69,7 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
                                                  .arg(QString::fromUtf8(v.raw.data(), qsizetype(v.raw.size()))));
                 return std::nullopt;
             }
-            if (auto ns = microsToNs(v))
+            if (auto ns = &v == &event.ts ? event.timesNs().tsNs : event.timesNs().durNs)
                 return ns;
         }
         const QString shown = v.kind == PyValue::Missing

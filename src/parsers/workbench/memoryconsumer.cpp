@@ -28,7 +28,6 @@ namespace {
 
 constexpr size_t kMaxCurvePoints = 4096;  // a curve longer than this is decimated (extremes kept)
 constexpr size_t kTopOps = 20;
-constexpr quint32 kNoThread = ~quint32(0);
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
@@ -116,22 +115,11 @@ void MemoryConsumer::onEvent(const KinetoEvent &event)
         const std::string_view cat = event.catText;
         if (cat.empty())
             return;
-        switch (cat[0]) {
-        case 'c':  // cpu_op (cuda_runtime, cuda_driver… are not ops)
-            if (cat.size() == 6 && cat == "cpu_op")
-                onCpuOp(event);
-            return;
-        case 'O':  // Kineto 2021
-            if (cat == "Operator")
-                onCpuOp(event);
-            return;
-        case 'u':
-            if (cat == "user_annotation" && startsWith(event.nameText, "ProfilerStep#"))
-                onCpuOp(event);  // the step, not an op (onCpuOp tells them apart)
-            return;
-        default:
-            return;
-        }
+        // The CPU lane's step: a user_annotation (an operator in Kineto 2021).
+        if ((cat == "user_annotation" || cat == "cpu_op" || cat == "Operator") && event.nameText.size() >= 13 &&
+            event.nameText[0] == 'P' && startsWith(event.nameText, "ProfilerStep#"))
+            onStep(event);
+        return;
     }
     if ((ph[0] == 'i' || ph[0] == 'I') && !event.nameText.empty() && event.nameText[0] == '[') {
         if (event.nameText == "[memory]")
@@ -141,79 +129,13 @@ void MemoryConsumer::onEvent(const KinetoEvent &event)
     }
 }
 
-quint32 MemoryConsumer::intern(Interned &map, std::vector<std::string> &list, std::string_view text)
+void MemoryConsumer::onStep(const KinetoEvent &event)
 {
-    if (const auto it = map.find(text); it != map.end())
-        return it->second;
-    const quint32 index = quint32(list.size());
-    list.emplace_back(text);
-    map.emplace(list.back(), index);
-    return index;
-}
-
-quint32 MemoryConsumer::threadOf(const KinetoEvent &event)
-{
-    if (!(event.fields.have & (1u << kineto::kTidKey)))
-        return kNoThread;
-    // Compared as text without quotes: Kineto 2021 writes an op's tid as "25738" and a memory
-    // event's as 25738 on the same thread.
-    auto unquoted = [](std::string_view t) {
-        return t.size() >= 2 && t.front() == '"' && t.back() == '"' ? t.substr(1, t.size() - 2) : t;
-    };
-    const std::string_view pid = unquoted(
-        (event.fields.have & (1u << kineto::kPidKey)) ? syntax::trimJson(event.fields.token[kineto::kPidKey]) : std::string_view());
-    const std::string_view tid = unquoted(syntax::trimJson(event.fields.token[kineto::kTidKey]));
-    // One key per (pid, tid), as the trace writes them; most events come from the thread before.
-    const size_t size = pid.size() + 1 + tid.size();
-    if (m_haveLastThread && m_lastThreadKey.size() == size && startsWith(m_lastThreadKey, pid) &&
-        std::string_view(m_lastThreadKey).substr(pid.size() + 1) == tid)
-        return m_lastThread;
-    m_lastThreadKey.assign(pid);
-    m_lastThreadKey.push_back('\x1f');
-    m_lastThreadKey.append(tid);
-    m_lastThread = intern(m_threadIndex, m_threads, m_lastThreadKey);
-    m_haveLastThread = true;
-    return m_lastThread;
-}
-
-void MemoryConsumer::onCpuOp(const KinetoEvent &event)
-{
-    if (!event.name.isString())
-        return;
-    const std::optional<qint64> begin = syntax::microsToNs(event.ts);
-    const std::optional<qint64> duration = syntax::microsToNs(event.dur);
-    if (!begin || !duration || *duration < 0)
+    const std::optional<qint64> begin = event.timesNs().tsNs;
+    const std::optional<qint64> duration = event.timesNs().durNs;
+    if (!begin || !duration || *duration < 0 || !event.name.isString())
         return;  // the workbench's consumer diagnoses these
-    const std::string_view name = event.nameText;
-    if (startsWith(name, "ProfilerStep#")) {
-        // The CPU lane's step (user_annotation; an operator in Kineto 2021): the step window.
-        m_steps.push_back({std::string(name), *begin, *begin + *duration});
-        return;
-    }
-    if (event.catText[0] == 'u')
-        return;
-    if (m_ops.size() >= kMaxOps) {
-        dropOp(*begin, *begin + *duration);
-        return;
-    }
-    const quint32 thread = threadOf(event);
-    if (thread == kNoThread) {
-        ++m_opsWithoutThread;
-        return;
-    }
-    // Most ops repeat a few names: a direct-mapped cache of the last name per (length, first and
-    // last byte) spares hashing each one.
-    NameSlot &slot = m_nameCache[(name.size() * 31 + (name.empty() ? 0 : quint8(name.front()) * 7 + quint8(name.back()))) %
-                                 kNameCacheSlots];
-    quint32 nameId;
-    if (slot.valid && m_names[slot.id].size() == name.size() &&
-        std::memcmp(m_names[slot.id].data(), name.data(), name.size()) == 0) {
-        nameId = slot.id;
-    } else {
-        nameId = intern(m_nameIndex, m_names, name);
-        slot = {nameId, true};
-    }
-    m_ops.push_back({*begin, *begin + *duration, thread, nameId});
+    m_steps.push_back({std::string(event.nameText), *begin, *begin + *duration});
 }
 
 void MemoryConsumer::onMemory(const KinetoEvent &event)
@@ -235,50 +157,19 @@ void MemoryConsumer::onMemory(const KinetoEvent &event)
     e.bytes = args.bytes;
     e.deviceType = qint32(std::clamp<qint64>(args.deviceType, -1, 1 << 20));
     e.deviceId = qint32(std::clamp<qint64>(args.haveDeviceId ? args.deviceId : -1, -1, 1 << 20));
-    e.thread = threadOf(event);
     e.have = quint8((args.haveAllocated ? 1 : 0) | (args.haveReserved ? 2 : 0) | (args.haveBytes ? 4 : 0));
     m_events.push_back(e);
 }
 
 void MemoryConsumer::finishRange()
 {
-    // Ops of a range without [memory] events can only matter to allocations written in a later
-    // range; kept, dozens of ranges would hold megabytes until they are merged.
-    const size_t keep = m_events.empty() ? 0 : std::min(m_ops.size(), kMaxRangeOps);
-    for (size_t i = 0; i + keep < m_ops.size(); ++i)
-        dropOp(m_ops[i].beginNs, m_ops[i].endNs);
-    m_ops.erase(m_ops.begin(), m_ops.end() - std::ptrdiff_t(keep));
-    m_ops.shrink_to_fit();
     m_events.shrink_to_fit();
-    m_threadIndex.clear();  // rebuilt from m_threads when absorbed
-    m_nameIndex.clear();
-    m_nameCache = {};
 }
 
 void MemoryConsumer::absorb(kineto::EventConsumer &laterRange, int)
 {
     MemoryConsumer &range = static_cast<MemoryConsumer &>(laterRange);
-    // The range's thread and name indexes, renumbered into ours.
-    std::vector<quint32> threads(range.m_threads.size()), names(range.m_names.size());
-    for (size_t i = 0; i < range.m_threads.size(); ++i)
-        threads[i] = intern(m_threadIndex, m_threads, range.m_threads[i]);
-    for (size_t i = 0; i < range.m_names.size(); ++i)
-        names[i] = intern(m_nameIndex, m_names, range.m_names[i]);
-    m_haveLastThread = false;
-    for (Event e : range.m_events) {
-        if (e.thread != kNoThread)
-            e.thread = threads[e.thread];
-        m_events.push_back(e);
-    }
-    for (const Op &op : range.m_ops) {
-        if (m_ops.size() >= kMaxOps) {
-            dropOp(op.beginNs, op.endNs);
-            continue;
-        }
-        m_ops.push_back({op.beginNs, op.endNs, threads[op.thread], names[op.name]});
-    }
-    if (range.m_droppedBeginNs <= range.m_droppedEndNs)
-        dropOp(range.m_droppedBeginNs, range.m_droppedEndNs);
+    m_events.insert(m_events.end(), range.m_events.begin(), range.m_events.end());
     for (Step &s : range.m_steps)
         m_steps.push_back(std::move(s));
     m_memoryEvents += range.m_memoryEvents;
@@ -286,9 +177,7 @@ void MemoryConsumer::absorb(kineto::EventConsumer &laterRange, int)
     if (range.m_unusable > 0 && m_unusable == 0)
         m_firstUnusableLine = range.m_firstUnusableLine;
     m_unusable += range.m_unusable;
-    m_opsWithoutThread += range.m_opsWithoutThread;
     range.m_events = {};
-    range.m_ops = {};
 }
 
 void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
@@ -298,7 +187,7 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
     memory.memoryEvents = m_memoryEvents;
     memory.outOfMemoryEvents = m_outOfMemory;
     memory.unusableEvents = m_unusable;
-    memory.opsComplete = m_droppedBeginNs > m_droppedEndNs;
+    memory.opsComplete = true;  // the attribution's sweep sees every op
     if (m_unusable > 0)
         out.diagnostics.push_back(
             {Severity::Warning, document.name, m_firstUnusableLine,
@@ -308,27 +197,7 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
 
     // Time order (stable: equal timestamps keep the document's order, which is the allocator's).
     std::stable_sort(m_events.begin(), m_events.end(), [](const Event &a, const Event &b) { return a.tsNs < b.tsNs; });
-    std::sort(m_ops.begin(), m_ops.end(), [](const Op &a, const Op &b) {
-        return a.thread != b.thread ? a.thread < b.thread : a.beginNs != b.beginNs ? a.beginNs < b.beginNs : a.endNs > b.endNs;
-    });
     std::sort(m_steps.begin(), m_steps.end(), [](const Step &a, const Step &b) { return a.beginNs < b.beginNs; });
-
-    // The innermost op around `ts` on `thread`: of the ops begun by then, the last begun one that
-    // has not ended (ops nest on a thread, so every later-begun one ended before `ts`).
-    auto opAround = [&](quint32 thread, qint64 ts) -> const Op * {
-        const Op key{ts, std::numeric_limits<qint64>::min(), thread, 0};
-        auto it = std::upper_bound(m_ops.begin(), m_ops.end(), key, [](const Op &a, const Op &b) {
-            return a.thread != b.thread ? a.thread < b.thread : a.beginNs < b.beginNs;
-        });
-        for (int steps = 0; it != m_ops.begin() && steps < 100000; ++steps) {
-            --it;
-            if (it->thread != thread)
-                return nullptr;
-            if (it->endNs >= ts)
-                return &*it;
-        }
-        return nullptr;
-    };
 
     const TraceIdentity *identity = out.timeline.files.empty() ? nullptr : &out.timeline.files.back().traits.identity;
 
@@ -435,45 +304,11 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
             }
         }
 
-        // The ops that allocated: the innermost CPU op around each event on its thread.
-        std::unordered_map<quint32, MemoryOp> ops;
-        for (const Event *e : events) {
-            if (!(e->have & 4) || e->bytes == 0)
-                continue;
-            if (e->bytes > 0)
+        // Allocations; the ops around them come from the attribution's join (setAllocatingOps()).
+        for (const Event *e : events)
+            if ((e->have & 4) && e->bytes > 0)
                 ++d.allocations;
-            const Op *op = nullptr;
-            if (e->tsNs >= m_droppedBeginNs && e->tsNs <= m_droppedEndNs) {
-                if (e->bytes > 0)
-                    ++d.allocationsOpUnknown;
-                continue;
-            }
-            if (e->thread != kNoThread)
-                op = opAround(e->thread, e->tsNs);
-            if (!op) {
-                if (e->bytes > 0)
-                    ++d.allocationsOutsideOps;
-                continue;
-            }
-            MemoryOp &m = ops[op->name];
-            if (e->bytes > 0) {
-                ++m.allocations;
-                m.allocatedBytes += e->bytes;
-            } else {
-                m.freedBytes += -e->bytes;
-            }
-        }
-        for (auto &[name, op] : ops) {
-            if (op.allocations == 0)
-                continue;
-            op.name = QString::fromStdString(m_names[name]);
-            d.topOps.push_back(std::move(op));
-        }
-        std::sort(d.topOps.begin(), d.topOps.end(), [](const MemoryOp &a, const MemoryOp &b) {
-            return bytesOf(a) != bytesOf(b) ? bytesOf(a) > bytesOf(b) : a.name < b.name;
-        });
-        if (d.topOps.size() > kTopOps)
-            d.topOps.resize(kTopOps);
+        d.allocationsOutsideOps = d.allocations;
         memory.devices.push_back(std::move(d));
     }
     std::sort(memory.devices.begin(), memory.devices.end(), [](const DeviceMemory &a, const DeviceMemory &b) {
@@ -481,8 +316,25 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
     });
 
     m_events = {};
-    m_ops = {};
     m_steps = {};
+}
+
+void setAllocatingOps(DeviceMemory &device, std::vector<MemoryOp> ops)
+{
+    qint64 inside = 0;
+    device.topOps.clear();
+    for (MemoryOp &op : ops) {
+        inside += op.allocations;
+        if (op.allocations > 0)
+            device.topOps.push_back(std::move(op));
+    }
+    device.allocationsOutsideOps = device.allocations - inside;
+    device.allocationsOpUnknown = 0;
+    std::sort(device.topOps.begin(), device.topOps.end(), [](const MemoryOp &a, const MemoryOp &b) {
+        return bytesOf(a) != bytesOf(b) ? bytesOf(a) > bytesOf(b) : a.name < b.name;
+    });
+    if (device.topOps.size() > kTopOps)
+        device.topOps.resize(kTopOps);
 }
 
 } // namespace goblin::workbench
