@@ -177,6 +177,10 @@ constexpr size_t kQueuedBatches = 2;
 /// Chunks of the document read in one thread before the second thread starts: 128 MB with the
 /// default 2 MB chunks (tests pass small chunks to run the pipeline on small documents).
 constexpr qint64 kPipelineAfterChunks = 64;
+/// The same for a compressed document, whose thread A also inflates: thread B takes the events
+/// from the fourth chunk on (8 MB), which on 2 cores loads a 0.9 GB trace-only .json.gz 40 ms
+/// sooner (0.91 -> 0.87 s wall) for 3 % more CPU.
+constexpr qint64 kCompressedPipelineAfterChunks = 4;
 
 
 } // namespace goblin::kineto

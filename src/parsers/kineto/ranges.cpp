@@ -10,6 +10,8 @@ namespace goblin::kineto {
 
 void TraceReader::planRanges(io::ByteSource &source)
 {
+    if (source.compressed())
+        m_pipelineFromOffset = kCompressedPipelineAfterChunks * qint64(m_chunkBytes);
     if (m_rangeBytes <= 0 || source.compressed() || source.fileSize() < m_rangeBytes + m_rangeBytes / 2)
         return;
     // An object at the root, no byte order mark: offsets in the document are file offsets.
