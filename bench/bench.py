@@ -24,6 +24,8 @@ Examples:
     bench/bench.py --sizes 1GB,0.9GB-trace-only --runs 3   # issue 13's two folders
     bench/bench.py --smoke              # CI: the 10 MB folder, one run each
     bench/bench.py --sizes 10MB,100MB --runs 3 --markdown
+    bench/bench.py --sizes 1GB,0.9GB-trace-only --runs 7 --ref-max-kernels 0 \
+        --baseline /tmp/before/goblin-workbench     # before/after: a build of an earlier commit
 """
 
 from __future__ import annotations
@@ -296,6 +298,7 @@ class Result:
     run_dir: str
     bytes: int
     workbench: list[Sample] = field(default_factory=list)
+    baseline: list[Sample] = field(default_factory=list)  # --baseline: the "before" binary, run alternately
     reference: list[Sample] = field(default_factory=list)
     cat: list[Sample] = field(default_factory=list)
     reference_note: str = ""
@@ -359,6 +362,14 @@ def bench_folder(label, kernels, run_dir: Path, args, binary: Path, oracle: Path
         if s.exit_code != 0:
             fail("goblin-workbench report", s)
         res.workbench.append(s)
+
+        if args.baseline:
+            baseline_cmd = [str(args.baseline), "report", str(run_dir), "--json", str(scratch / "baseline.json")]
+            warm_up(baseline_cmd)
+            s = measure(baseline_cmd, None, use_gnu_time, errlog)
+            if s.exit_code != 0:
+                fail("the --baseline binary's report", s)
+            res.baseline.append(s)
 
         if i < ref_runs:
             s = measure([args.python, str(oracle), str(run_dir)], str(oracle_json), use_gnu_time, errlog)
@@ -436,6 +447,30 @@ def table_rows(results: list[Result]) -> tuple[list[str], list[list[str]]]:
             f"{r.loadavg_before:.1f}/{r.loadavg_after:.1f}",
         ])
     return head, rows
+
+
+def print_before_after(results: list[Result], baseline: Path, markdown: bool):
+    """--baseline: the same folders loaded by the earlier build, in alternating runs."""
+    if not any(r.baseline for r in results):
+        return
+    print()
+    print(f"before/after: --baseline {baseline} (before) against the workbench above (after), alternating runs, medians")
+    head = ["size", "CPU s before", "CPU s after", "CPU ratio", "CPU s/GiB before", "CPU s/GiB after", "wall s before",
+            "wall s after", "wall ratio", "peak RSS MiB before", "peak RSS MiB after"]
+    rows = []
+    for r in results:
+        cpu_before = statistics.median([x.user_s + x.sys_s for x in r.baseline])
+        cpu_after = statistics.median([x.user_s + x.sys_s for x in r.workbench])
+        wall_before, wall_after = median(r.baseline, "wall_s"), median(r.workbench, "wall_s")
+        gib = r.bytes / 2**30
+        rows.append([f"{r.bytes / 1e6:,.0f} MB" + (" trace-only" if r.label in TRACE_ONLY else ""),
+                     fmt(cpu_before, ".2f"), fmt(cpu_after, ".2f"), fmt(cpu_after / cpu_before, ".3f", "x"),
+                     fmt(cpu_before / gib, ".2f"), fmt(cpu_after / gib, ".2f"), fmt(wall_before, ".3f"),
+                     fmt(wall_after, ".3f"), fmt(wall_after / wall_before, ".3f", "x"),
+                     fmt(max(x.max_rss_kb for x in r.baseline) / 1024, ".0f"),
+                     fmt(max(x.max_rss_kb for x in r.workbench) / 1024, ".0f")])
+    print_table(head, rows, markdown)
+    print("CPU = user + sys; peak RSS: the largest of the runs.")
 
 
 def find_csv_bench(explicit: str | None, binary: Path) -> Path | None:
@@ -574,6 +609,9 @@ def main() -> int:
                          "wall times; the kernel still leaves them 5%% of each core")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--json", dest="json_out", help="also write every measurement to this JSON file")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="an earlier build's goblin-workbench: run after the workbench in every round and printed "
+                         "beside it as before/after (CPU s, CPU s/GiB, wall, peak RSS and their ratios)")
     ap.add_argument("--clean-large", action="store_true",
                     help="delete the folders of 1M kernels and more when done (they are ~1 and ~2.2 GB)")
     args = ap.parse_args()
@@ -603,6 +641,8 @@ def main() -> int:
         else:
             ap.error(f"--sizes: '{item}' is not one of {', '.join([*SIZES, *TRACE_ONLY])} nor a kernel count")
 
+    if args.baseline is not None and not (args.baseline.is_file() and os.access(args.baseline, os.X_OK)):
+        ap.error(f"--baseline {args.baseline}: not an executable")
     binary = find_binary(args.binary)
     if binary is None:
         sys.exit("bench: no goblin-workbench executable found; build one (scripts/bench.sh does, in build/release) "
@@ -661,6 +701,7 @@ def main() -> int:
     print("disk MB: read from disk by the workbench (median; 0 = the files came from the page cache);")
     print("check: the workbench's --profile reference metrics against the oracle's (1e-9 relative);")
     print("load 1m: the machine's 1-minute load average before/after the folder's runs (other processes).")
+    print_before_after(results, args.baseline, args.markdown)
     print_csv_tokenizers(results, args.markdown)
     json_floor(binary, results, args.runs, log)
 
@@ -673,7 +714,7 @@ def main() -> int:
                 "label": r.label, "kernels": r.kernels, "run_dir": r.run_dir, "bytes": r.bytes, "check": r.check,
                 "reference_note": r.reference_note, "loadavg_before": r.loadavg_before,
                 "loadavg_after": r.loadavg_after, "csv_tokenizers": r.csv,
-                **{kind: [vars(s) for s in getattr(r, kind)] for kind in ("workbench", "reference", "cat")},
+                **{kind: [vars(s) for s in getattr(r, kind)] for kind in ("workbench", "baseline", "reference", "cat")},
             } for r in results],
         }, indent=2) + "\n")
 
