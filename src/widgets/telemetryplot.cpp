@@ -101,6 +101,11 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     createThresholdItems(m_utilRect, m_utilLine, m_utilShade, m_utilLabel);
     createThresholdItems(m_hbmRect, m_hbmLine, m_hbmShade, m_hbmLabel);
     setCurrentLayer(QStringLiteral("main"));
+    connect(this, &QCustomPlot::beforeReplot, this, [this] {
+        for (QCPItemText *label : levelLabels())
+            if (QCPAxisRect *rect = label->position->axisRect())
+                fitLabel(label, rect);
+    });
 
     applyPalette(palette());
     relayoutPanels();
@@ -160,11 +165,22 @@ void TelemetryPlot::setHorizontal(QCPItemStraightLine *line, double y)
 void TelemetryPlot::anchorLabel(QCPItemText *label, QCPAxisRect *rect, double xRatio, double y,
                                 Qt::Alignment horizontal)
 {
-    // Above the line, unless that would leave the panel: then below it.
-    const QCPRange range = rect->axis(QCPAxis::atLeft)->range();
-    const bool nearTop = y > range.lower + 0.85 * range.size();
     label->position->setCoords(xRatio, y);
-    label->setPositionAlignment(horizontal | (nearTop ? Qt::AlignTop : Qt::AlignBottom));
+    label->setPositionAlignment(horizontal | Qt::AlignBottom);
+    fitLabel(label, rect);
+}
+
+void TelemetryPlot::fitLabel(QCPItemText *label, QCPAxisRect *rect)
+{
+    // Above its line where the text fits between the line and the panel's top, else below it
+    // (the panels are short at 1366x768: 90 % can leave a few pixels above), else on the roomier
+    // side. Pixels, not a share of the range: re-done before every replot, as sizes change.
+    const double yPx = rect->axis(QCPAxis::atLeft)->coordToPixel(label->position->coords().y());
+    const double textPx = QFontMetricsF(label->font()).height() + label->padding().top() + label->padding().bottom();
+    const double above = yPx - rect->top(), below = rect->bottom() - yPx;
+    const bool under = above < textPx && (below >= textPx || below > above);
+    const Qt::Alignment horizontal = label->positionAlignment() & Qt::AlignHorizontal_Mask;
+    label->setPositionAlignment(horizontal | (under ? Qt::AlignTop : Qt::AlignBottom));
 }
 
 void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)

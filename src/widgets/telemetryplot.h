@@ -142,6 +142,7 @@ private:
     QColor graphColor(int index) const;
     static void setHorizontal(QCPItemStraightLine *line, double y);
     static void anchorLabel(QCPItemText *label, QCPAxisRect *rect, double xRatio, double y, Qt::Alignment horizontal);
+    static void fitLabel(QCPItemText *label, QCPAxisRect *rect);
 
     QCPAxisRect *m_utilRect;
     QCPAxisRect *m_hbmRect;
