@@ -23,7 +23,6 @@ using dbread::DeviceRow;
 
 const QString kFormat = QStringLiteral("nsys-sqlite");
 constexpr qint64 kProgressRows = 1 << 16;
-constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
 
 const char *const kKernel = "CUPTI_ACTIVITY_KIND_KERNEL";
 const char *const kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
@@ -311,50 +310,12 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
     dbread::sortRows(rows);
     dbread::EventTimeline timeline(QStringLiteral("nsys"), rel);
     KernelReading &w = *sink.workbench.reading;
-    qint64 used = 0, skipped = nullRows + noNameRows, zeroRows = 0, negativeRows = 0, implausibleRows = 0;
     w.rowsSkippedNoName += noNameRows;
     w.rowsSkippedUnreadable += nullRows;
-    qint64 lastDevice = LLONG_MIN;
-    std::string agentLabel;
-    std::set<qint64> devices;
-    for (const DeviceRow &r : rows) {
-        long long duration = 0;
-        const bool overflow = __builtin_sub_overflow(r.endNs, r.startNs, &duration);
-        if (overflow || duration < 0) {
-            ++negativeRows;
-            if (r.kind == GpuEventKind::Kernel) {
-                ++skipped;
-                ++w.rowsSkippedNonPositive;
-            }
-            continue;
-        }
-        devices.insert(r.device);
-        if (r.kind != GpuEventKind::Kernel) {
-            timeline.add(localNames[r.nameId], r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
-            continue;
-        }
-        timeline.add(sink.names.view(r.nameId), r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
-        if (duration == 0) {
-            ++zeroRows;
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            continue;
-        }
-        if (duration > kMaxPlausibleKernelNs) {
-            ++implausibleRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
-        }
-        if (r.device != lastDevice) {
-            lastDevice = r.device;
-            agentLabel = "GPU " + std::to_string(r.device);
-        }
-        sink.workbench.use(r.nameId, duration);
-        sink.workbench.span(r.startNs, r.endNs);
-        sink.workbench.agents.add(sink.host, agentLabel);
-        ++used;
-    }
+    const dbread::RowCounts rowCounts = dbread::sweepSortedRows(rows, localNames, sink, timeline);
+    const qint64 used = rowCounts.used, skipped = nullRows + noNameRows + rowCounts.skippedKernels, zeroRows = rowCounts.zeroRows,
+                 negativeRows = rowCounts.negativeRows, implausibleRows = rowCounts.implausibleRows;
+    const std::set<qint64> &devices = rowCounts.devices;
 
     // ---- Host activity: CUDA runtime calls, NVTX ranges.
     HostActivity &host = trace.host;

@@ -1,6 +1,9 @@
 #include "dbcommon.h"
 
+#include "kernels/accumulator.h"
+#include "kernels/namepool.h"
 #include "rocpd/rocpdfile.h"
+#include "rocpdreader.h"
 
 #include <QLocale>
 
@@ -197,6 +200,55 @@ Recognition recognise(const QString &path)
             }
     }
     return out;
+}
+
+RowCounts sweepSortedRows(const std::vector<DeviceRow> &rows, const std::vector<std::string> &localNames,
+                          RocpdSink &sink, EventTimeline &timeline)
+{
+    constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
+    RowCounts counts;
+    KernelReading &w = *sink.workbench.reading;
+    qint64 lastDevice = std::numeric_limits<qint64>::min();
+    std::string agentLabel;
+    for (const DeviceRow &r : rows) {
+        long long duration = 0;
+        if (__builtin_sub_overflow(r.endNs, r.startNs, &duration) || duration < 0) {
+            ++counts.negativeRows;
+            if (r.kind == GpuEventKind::Kernel) {
+                ++counts.skippedKernels;
+                ++w.rowsSkippedNonPositive;
+            }
+            continue;
+        }
+        counts.devices.insert(r.device);
+        if (r.kind != GpuEventKind::Kernel) {
+            ++(r.kind == GpuEventKind::Memcpy ? counts.copyRows : counts.memsetRows);
+            timeline.add(localNames[r.nameId], r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
+            continue;
+        }
+        timeline.add(sink.names.view(r.nameId), r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
+        if (duration == 0) {
+            ++counts.zeroRows;
+            ++counts.skippedKernels;
+            ++w.rowsSkippedNonPositive;
+            continue;
+        }
+        if (duration > kMaxPlausibleKernelNs) {
+            ++counts.implausibleRows;
+            ++counts.skippedKernels;
+            ++w.rowsSkippedUnreadable;
+            continue;
+        }
+        if (r.device != lastDevice) {
+            lastDevice = r.device;
+            agentLabel = "GPU " + std::to_string(r.device);
+        }
+        sink.workbench.use(r.nameId, duration);
+        sink.workbench.span(r.startNs, r.endNs);
+        sink.workbench.agents.add(sink.host, agentLabel);
+        ++counts.used;
+    }
+    return counts;
 }
 
 void sortRows(std::vector<DeviceRow> &rows)

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +27,10 @@
 
 struct sqlite3;
 struct sqlite3_stmt;
+
+namespace goblin {
+struct RocpdSink;
+}
 
 namespace goblin::dbread
 {
@@ -142,6 +147,24 @@ private:
     qint64 m_events = 0;
     bool m_streamOverflow = false;
 };
+
+/// What sweepSortedRows() counted.
+struct RowCounts {
+    qint64 used = 0;             ///< kernels summed
+    qint64 skippedKernels = 0;   ///< kernels left out of the sums: end before start, zero or implausible
+    qint64 negativeRows = 0;     ///< rows of every kind with end before start (not on the timeline)
+    qint64 zeroRows = 0;         ///< zero-length kernels (on the timeline, not summed)
+    qint64 implausibleRows = 0;  ///< kernels longer than a day
+    qint64 copyRows = 0, memsetRows = 0;  ///< on the timeline
+    std::set<qint64> devices;    ///< of the rows that do not end before they start
+};
+
+/// The rows, sorted (sortRows()), onto `timeline`, and their kernels into the workbench's sums as
+/// a chronological trace.csv's would go: kernels that end before they start, last zero time or
+/// more than a day are counted and left out (the reading's rowsSkipped… say which).
+/// `localNames` names the copies and memsets (DeviceRow::nameId), the sink's pool the kernels.
+RowCounts sweepSortedRows(const std::vector<DeviceRow> &rows, const std::vector<std::string> &localNames,
+                          RocpdSink &sink, EventTimeline &timeline);
 
 /// Trims ASCII white space at both ends (names as the CSV readers strip them).
 std::string trimmed(const char *text, int bytes);

@@ -25,7 +25,6 @@ using dbread::DeviceRow;
 
 const QString kFormat = QStringLiteral("rpd");
 constexpr qint64 kProgressRows = 1 << 16;
-constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
 
 enum class OpClass { Kernel, Memcpy, Memset, Other };
 
@@ -218,52 +217,12 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
     dbread::sortRows(rows);
     dbread::EventTimeline timeline(QStringLiteral("rpd"), rel);
     KernelReading &w = *sink.workbench.reading;
-    qint64 used = 0, skipped = nullRows + noNameRows, zeroRows = 0, negativeRows = 0, implausibleRows = 0, copyRows = 0,
-           memsetRows = 0;
     w.rowsSkippedNoName += noNameRows;
     w.rowsSkippedUnreadable += nullRows;
-    qint64 lastDevice = LLONG_MIN;
-    std::string agentLabel;
-    for (const DeviceRow &r : rows) {
-        long long duration = 0;
-        const bool overflow = __builtin_sub_overflow(r.endNs, r.startNs, &duration);
-        if (r.kind != GpuEventKind::Kernel) {
-            if (overflow || duration < 0) {
-                ++negativeRows;
-                continue;
-            }
-            ++(r.kind == GpuEventKind::Memcpy ? copyRows : memsetRows);
-            timeline.add(localNames[r.nameId], r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
-            continue;
-        }
-        if (overflow || duration < 0) {
-            ++negativeRows;
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            continue;
-        }
-        timeline.add(sink.names.view(r.nameId), r.pid, r.device, r.stream, r.kind, r.startNs, r.endNs);
-        if (duration == 0) {
-            ++zeroRows;
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            continue;
-        }
-        if (duration > kMaxPlausibleKernelNs) {
-            ++implausibleRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
-        }
-        if (r.device != lastDevice) {
-            lastDevice = r.device;
-            agentLabel = "GPU " + std::to_string(r.device);
-        }
-        sink.workbench.use(r.nameId, duration);
-        sink.workbench.span(r.startNs, r.endNs);
-        sink.workbench.agents.add(sink.host, agentLabel);
-        ++used;
-    }
+    const dbread::RowCounts counts = dbread::sweepSortedRows(rows, localNames, sink, timeline);
+    const qint64 used = counts.used, skipped = nullRows + noNameRows + counts.skippedKernels, zeroRows = counts.zeroRows,
+                 negativeRows = counts.negativeRows, implausibleRows = counts.implausibleRows,
+                 copyRows = counts.copyRows, memsetRows = counts.memsetRows;
 
     // ---- Host activity: markers and runtime calls.
     dbread::StringLookup args(db, argsTable, QStringLiteral("string"));

@@ -16,17 +16,27 @@ JsonScanner::JsonScanner(Sink &sink) : m_sink(sink)
     std::memset(m_nestedIndex, -1, sizeof m_nestedIndex);
 }
 
+namespace {
+
+/// Key index by keySlot(): the key's number, -1 none, -2 several.
+void indexKeys(qint8 (&index)[256 * 8], const std::string_view *keys, int count, size_t (*slotOf)(std::string_view))
+{
+    std::memset(index, -1, sizeof index);
+    for (int k = 0; k < count; ++k) {
+        if (keys[k].empty())
+            continue;
+        qint8 &slot = index[slotOf(keys[k])];
+        slot = slot == -1 ? qint8(k) : qint8(-2);
+    }
+}
+
+} // namespace
+
 void JsonScanner::setCapturedKeys(const std::string_view *keys, int count)
 {
     m_captureKeys = keys;
     m_captureKeyCount = std::min(count, int(CapturedMembers::kMaxKeys));
-    std::memset(m_captureIndex, -1, sizeof m_captureIndex);
-    for (int k = 0; k < m_captureKeyCount; ++k) {
-        if (keys[k].empty())
-            continue;
-        qint8 &slot = m_captureIndex[keySlot(keys[k])];
-        slot = slot == -1 ? qint8(k) : qint8(-2);
-    }
+    indexKeys(m_captureIndex, keys, m_captureKeyCount, &keySlot);
 }
 
 void JsonScanner::setNestedCapturedKeys(int parent, const std::string_view *keys, int count)
@@ -34,14 +44,9 @@ void JsonScanner::setNestedCapturedKeys(int parent, const std::string_view *keys
     m_nestedParent = parent;
     m_nestedKeys = keys;
     m_nestedKeyCount = std::min(count, int(CapturedMembers::kMaxNestedKeys));
-    std::memset(m_nestedIndex, -1, sizeof m_nestedIndex);
-    for (int k = 0; k < m_nestedKeyCount; ++k) {
-        if (keys[k].empty())
-            continue;
-        qint8 &slot = m_nestedIndex[keySlot(keys[k])];
-        slot = slot == -1 ? qint8(k) : qint8(-2);
-    }
+    indexKeys(m_nestedIndex, keys, m_nestedKeyCount, &keySlot);
 }
+
 void JsonScanner::fail(const char *message, qint64 offset, qint64 line, qint64 column)
 {
     if (m_failed)
