@@ -177,8 +177,15 @@ void analyzeWorkbench(RunAnalysis &run)
                                                           : run.kernels.files.front().relativePath;
     if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
         a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
-    if (timelineStep.canCutSpan && a.traceSpanS > 0.0)
+    if (timelineStep.canCutSpan && a.traceSpanS > 0.0) {
         a.stepCutSpanS = a.traceSpanS;  // --steps N: the step time is this span / N (computeMetrics)
+        if (!tr.stepTimeSeconds) {
+            // No step time anywhere (a kernel trace alone): the span is the one step, as the
+            // budget's step plan takes it (derived.cpp), not an unknown step that reads as 0.
+            a.stepTimeS = a.traceSpanS;
+            a.stepTimeSource = QStringLiteral("the kernel span as one step (no step marks; --steps N cuts it into N)");
+        }
+    }
     if (a.traceSpanS > 0.0 && a.stepTimeS > 0.0) {
         a.traceStepsCovered = a.traceSpanS / a.stepTimeS;
     } else if (kr.rowsUsed > 0) {
@@ -275,6 +282,36 @@ void analyzeWorkbench(RunAnalysis &run)
 }
 
 
+/// No torch trace gave a host busy fraction, but the timeline measured one in every step (CPU
+/// operators, or a HIP / CUDA runtime API trace): the run's figure is the steps' mean, so that the
+/// aggregates say what the steps and the budget measured instead of "not found".
+void adoptMeasuredHostBusy(RunAnalysis &run)
+{
+    ProfileAnalysis &a = run.workbench;
+    if (run.torch.workbench.hostBusyFraction)
+        return;
+    // Without step marks the budget takes the kernel span as one step (derived.cpp's plan).
+    StepSeries wholeSpan;
+    if (run.steps.empty() && a.stepCutSpanS > 0.0 && kernelSourceTimeline(run))
+        wholeSpan = cutSteps(run, 1);
+    const StepSeries &series = run.steps.empty() ? wholeSpan : run.steps;
+    if (series.empty())
+        return;
+    double sum = 0.0;
+    for (const StepInputs &s : series.steps) {
+        if (!s.hostBusyMeasured)
+            return;
+        sum += s.inputs.hostBusyFraction;
+    }
+    const int n = series.size();
+    a.hostBusyFraction = sum / n;
+    a.hostBusySource = QStringLiteral("host activity on the trace's timeline (CPU operators, HIP / CUDA runtime calls) "
+                                      "inside the step windows / their length, mean of %1 step(s)")
+                           .arg(n);
+    a.budgetInputs.hostBusyFraction = a.hostBusyFraction;
+    a.budgetInputs.hostBusyKnown = true;
+}
+
 } // namespace
 
 void analyzeRun(RunAnalysis &run)
@@ -288,8 +325,9 @@ void analyzeRun(RunAnalysis &run)
     analyzeReference(run);
     analyzeWorkbench(run);
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);
-    explainDifferences(run);
     run.steps = analyzeSteps(run);
+    adoptMeasuredHostBusy(run);
+    explainDifferences(run);
     placeTelemetry(run);  // per-step HBM (and utilisation without GPU events) from telemetry, when clocks meet
     run.culprits = findCulprits(run.torch.attribution);
 }

@@ -168,6 +168,8 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
         case InputRole::KernelTrace:
         case InputRole::ProcessKernelTrace: return QStringLiteral("a kernel trace");
         case InputRole::RocpdDatabase: return QStringLiteral("a profiler database");
+        case InputRole::RocprofJson: return QStringLiteral("a rocprofv3 JSON trace");
+        case InputRole::Pftrace: return QStringLiteral("a Perfetto trace");
         case InputRole::ChromeTrace: return QStringLiteral("a chrome trace");
         case InputRole::SmiTelemetry: return QStringLiteral("GPU telemetry");
         default: return QStringLiteral("an input");
@@ -178,6 +180,8 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
         case InputRole::KernelTrace:
         case InputRole::ProcessKernelTrace:
         case InputRole::RocpdDatabase: return QStringLiteral("holds no kernel row the workbench reads");
+        case InputRole::RocprofJson:
+        case InputRole::Pftrace: return QStringLiteral("holds no kernel dispatch");
         case InputRole::ChromeTrace: return QStringLiteral("holds no trace event");
         case InputRole::SmiTelemetry: return QStringLiteral("holds no telemetry sample");
         default: return QStringLiteral("holds nothing readable");
@@ -194,6 +198,8 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
             parts << QStringLiteral("%1 is %2").arg(f, row.contentText);
             continue;
         case HeadContent::Binary:
+            if (row.role == InputRole::Pftrace)
+                break;  // protobuf is binary: the reader says what the file held
             parts << QStringLiteral("%1 is not %2 (binary data: random bytes, not text)")
                          .arg(f, row.role == InputRole::SmiTelemetry && f == QLatin1String(kSmiFileName)
                                      ? QStringLiteral("amd-smi telemetry")  // the name says which tool

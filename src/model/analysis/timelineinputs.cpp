@@ -119,9 +119,11 @@ std::optional<TimelineUtilisation> timelineUtilisation(const RunAnalysis &run)
         return std::nullopt;
     // A kernel trace without step marks of its own (its clock is not the torch trace's) would be
     // measured over its whole span, warm-up and tail included: the kernel time over the torch
-    // trace's steps is closer then (tst_workbenchtruth, comm-heavy: 62 % against 93 % true).
+    // trace's steps is closer then (tst_workbenchtruth, comm-heavy: 62 % against 93 % true). With
+    // no torch step time the span is the step the budget measures.
     if (a == &run.kernelTimeline && !a->devices.empty() &&
-        a->devices.front().stepsKind == TimelineStepsKind::WholeSpan && run.kernels.workbench.rowsUsed > 0)
+        a->devices.front().stepsKind == TimelineStepsKind::WholeSpan && run.kernels.workbench.rowsUsed > 0 &&
+        run.torch.workbench.stepTimeSeconds)
         return std::nullopt;
     double sum = 0.0;
     int devices = 0;

@@ -95,14 +95,20 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
             util += QStringLiteral(" (telemetry: %1)").arg(formatPercent(*run.smi.workbench.gpuUtilPct));
         q[QuantityKey::GpuUtilPct] = known(terms.gpuUtilPct, ValueState::Measured, util, scope);
         if (terms.hostKnown) {
-            QString host = QStringLiteral("CPU operators of the training process (waits for the GPU excluded) inside "
-                                          "the step window / its length");
+            QString host = d.plan.series->fromTorchTimeline
+                               ? QStringLiteral("CPU operators of the training process (waits for the GPU excluded) "
+                                                "inside the step window / its length")
+                               : QStringLiteral("HIP / CUDA runtime calls of the API trace (the host is busy while it "
+                                                "runs one) inside the step window / its length");
             if (a.hostBusySource.contains(QLatin1String("written by the training script")))
                 host += QStringLiteral(" (the trace's metadata says %1)").arg(formatNumber(a.hostBusyFraction, 3));
             q[QuantityKey::HostBusyFraction] = known(terms.hostBusy, ValueState::Measured, host, scope);
         } else {
             q[QuantityKey::HostBusyFraction] =
-                unknown(QStringLiteral("the trace shows no CPU activity of the process (no CPU operators)"));
+                unknown(d.plan.series->fromTorchTimeline
+                            ? QStringLiteral("the trace shows no CPU activity of the process (no CPU operators)")
+                            : QStringLiteral("no HIP / CUDA runtime API trace beside the kernel trace: the host's "
+                                             "activity was not recorded"));
         }
         q[QuantityKey::StepTimeS] = known(terms.stepS,
                                           d.plan.kind == StepPlan::Kind::Marked ? ValueState::Measured

@@ -122,6 +122,67 @@ private slots:
             QCOMPARE(d.stepsKind, TimelineStepsKind::WholeSpan);
     }
 
+    /// No step marks: the run's own figures (the report's `aggregates`) take the kernel span as the
+    /// one step the budget measures, its utilisation and host busy from the timeline; no warning
+    /// says that nothing measured the GPU (rows: a CSV kernel trace with a HIP trace, a real
+    /// rocprofv3 .pftrace read alone).
+    void wholeSpanFiguresAgreeWithTheBudget_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<double>("spanS");
+        QTest::newRow("csv + hip trace, no step-named range") << QStringLiteral("epoch \\d+") << fixture() << 0.0;
+        // python3 scripts/pftrace_count.py: 64 dispatches, span 8596051443 ns.
+        QTest::newRow("real rocprofv3 pftrace") << QString()
+                                                << QStringLiteral(GOBLIN_TEST_DATA "/pftrace/csc_taylor_results.pftrace")
+                                                << 8.596051443;
+    }
+
+    void wholeSpanFiguresAgreeWithTheBudget()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(QString, path);
+        QFETCH(double, spanS);
+        const LoadResult loaded = loadRun(RunSource{path, {}, pattern});
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        const RunAnalysis &run = *loaded.run;
+        const ProfileAnalysis &a = run.workbench;
+        const KernelReading &k = run.kernels.workbench;
+        QVERIFY(k.lastEndNs > k.firstStartNs);
+        QCOMPARE(a.stepTimeS, double(k.lastEndNs - k.firstStartNs) / 1e9);
+        if (spanS > 0.0)
+            QCOMPARE(a.stepTimeS, spanS);
+        QVERIFY2(a.stepTimeSource.contains(QLatin1String("kernel span as one step")), qPrintable(a.stepTimeSource));
+        QVERIFY(a.budgetInputs.gpuUtilKnown);
+        QVERIFY(a.gpuUtilFromTimeline);
+        QVERIFY(!hasDiagnostic(run, QStringLiteral("nothing measured the GPU"), Severity::Warning));
+        QVERIFY(!hasDiagnostic(run, QStringLiteral("no usable timestamps"), Severity::Warning));
+
+        const Derived derived = deriveResults(run, HeuristicsProfile::Workbench, Thresholds{});
+        QCOMPARE(int(derived.plan.kind), int(StepPlan::Kind::WholeSpan));
+        const Quantity &util = derived.quantities[QuantityKey::GpuUtilPct];
+        const Quantity &host = derived.quantities[QuantityKey::HostBusyFraction];
+        const Quantity &step = derived.quantities[QuantityKey::StepTimeS];
+        QVERIFY(util.value && host.value && step.value);
+        QCOMPARE(*step.value, a.stepTimeS);
+        QVERIFY2(std::abs(*util.value - a.gpuUtilPct) < 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(*util.value).arg(a.gpuUtilPct)));
+        QVERIFY2(std::abs(*host.value - a.hostBusyFraction) < 1e-9,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(*host.value).arg(a.hostBusyFraction)));
+        QVERIFY(a.budgetInputs.hostBusyKnown);
+        QVERIFY2(a.hostBusySource.contains(QLatin1String("HIP / CUDA runtime calls")), qPrintable(a.hostBusySource));
+        QVERIFY2(host.source.contains(QLatin1String("HIP / CUDA runtime calls")), qPrintable(host.source));
+    }
+
+    /// A real-layout pftrace with HIP calls and no kernel slice: the load fails naming the file and
+    /// what it lacks, not as "binary data" (protobuf is binary).
+    void pftraceWithoutKernelsSaysSo()
+    {
+        const LoadResult loaded = loadRun(QStringLiteral(GOBLIN_TEST_DATA "/pftrace/hip_only.pftrace"));
+        QVERIFY(!loaded.run);
+        QVERIFY2(loaded.error.contains(QLatin1String("hip_only.pftrace: holds no kernel slices")), qPrintable(loaded.error));
+        QVERIFY2(!loaded.error.contains(QLatin1String("binary data")), qPrintable(loaded.error));
+    }
+
     void rangesOnAnotherClockAreNotSteps()
     {
         QTemporaryDir dir;

@@ -1,9 +1,11 @@
 // Tests for Perfetto traces (`rocprofv3 --output-format pftrace`) read as a kernel trace (issue 25).
-// No public rocprofv3 .pftrace was found; the fixtures (tests/data/pftrace, see PROVENANCE.md) are
-// written by scripts/make_pftrace.py the way rocprofv3's writer writes them (interned names,
-// incremental clock, per-agent stream tracks, per-thread tracks): synthetic.pftrace is the run of
+// Fixtures (tests/data/pftrace, see PROVENANCE.md): csc_taylor_results.pftrace is a real rocprofv3
+// pftrace from a public course (checked against scripts/pftrace_count.py); the others are written
+// by scripts/make_pftrace.py the way rocprofv3's writer writes them (interned names, incremental
+// clock, per-agent stream tracks, per-thread tracks): synthetic.pftrace is the run of
 // tests/data/rocprofv3json/synthetic_results.json, 908_first3000.pftrace.gz the pftrace of the
-// real JSON cut. The expectation: the pftrace gives the kernels of the same run's JSON.
+// real JSON cut (the expectation: the pftrace gives the kernels of the same run's JSON),
+// hip_only.pftrace that run without its dispatches.
 #include "apitraceparser.h"
 #include "io/runinventory.h"
 #include "kernels/accumulator.h"
@@ -174,6 +176,30 @@ private slots:
         QCOMPARE(a.lastEndNs, b.lastEndNs);
         QCOMPARE(a.agents, b.agents);
         QVERIFY(p.files[0].compressed);
+    }
+
+    /// A real rocprofv3 pftrace (LUMI, MI250X, `rocprofv3 -r --output-format pftrace`; absolute
+    /// BOOTTIME stamps, "COMPUTE AGENT [4] QUEUE [0]" tracks): its dispatches as an independent
+    /// decoder counts them (python3 scripts/pftrace_count.py), the .kd suffixes dropped.
+    void realRocprofv3Pftrace()
+    {
+        const KernelTrace p = readAlone(test::dataPath(QStringLiteral("pftrace/csc_taylor_results.pftrace")));
+        QVERIFY2(p.workbench.rowsUsed > 0, qPrintable(allDiagnostics(p)));
+        const Summary a = summarise(p);
+        QCOMPARE(a.rowsUsed, qint64(64));
+        QCOMPARE(a.totalNs, qint64(7540118525));
+        QCOMPARE(a.lastEndNs - a.firstStartNs, qint64(8596051443));
+        const std::map<std::string, std::pair<quint64, qint64>> expected{
+            {"__amd_rocclr_fillBufferAligned", {3, 1060329}},
+            {"__amd_rocclr_initHeap", {1, 9440}},
+            {"taylor_base(float*, float*, unsigned long, unsigned long)", {20, 1321201431}},
+            {"taylor_for_consecutive(float*, float*, unsigned long, unsigned long)", {20, 3607669238}},
+            {"taylor_for_strided(float*, float*, unsigned long, unsigned long)", {20, 2610178087}},
+        };
+        QVERIFY(a.perName == expected);
+        QCOMPARE(a.agents.size(), qsizetype(1));
+        QCOMPARE(p.host.runtimeCalls.size(), size_t(791));
+        QVERIFY(p.host.ranges.empty());
     }
 
     void inventory_data()
