@@ -61,12 +61,15 @@ QString differenceBetween(const goblin::TorchTrace &a, const goblin::TorchTrace 
     return {};
 }
 
-/// Whether the reader can cut this input into byte ranges at all (TraceReader::planRanges): plain
-/// JSON (not gzip), an object at the root, and at least one and a half ranges long. Otherwise a
-/// reading "in ranges" is the one-pass reading again, and comparing the two checks nothing.
+/// Whether the reader can cut this input into byte ranges at all (TraceReader::planRanges): gzip
+/// (cut into segments of the inflated stream when it is long enough), or plain JSON with an
+/// object at the root, at least one and a half ranges long. Otherwise a reading "in ranges" is the
+/// one-pass reading again, and comparing the two checks nothing.
 bool mayCutIntoRanges(const uint8_t *data, size_t size, qint64 rangeBytes)
 {
-    if (qint64(size) < rangeBytes + rangeBytes / 2 || (size >= 2 && data[0] == 0x1f && data[1] == 0x8b))
+    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+        return true;
+    if (qint64(size) < rangeBytes + rangeBytes / 2)
         return false;
     size_t i = 0;
     while (i < size && i < 16 && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))

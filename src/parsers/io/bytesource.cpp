@@ -100,8 +100,17 @@ bool ByteSource::open(const ByteOrigin &origin, QString *error)
 
 bool ByteSource::seek(qint64 offset)
 {
-    if (m_gzip)
-        return false;
+    if (m_gzip) {
+        if (offset < m_inflated)
+            return false;
+        std::unique_ptr<char[]> discard(new char[size_t(1) << 20]);
+        while (m_inflated < offset) {
+            const size_t want = size_t(std::min<qint64>(offset - m_inflated, qint64(1) << 20));
+            if (read(discard.get(), want) < want)
+                return false;
+        }
+        return true;
+    }
     if (m_inMemory) {
         if (offset < 0 || offset > m_size)
             return false;
@@ -189,6 +198,7 @@ size_t ByteSource::read(char *dst, size_t max)
     if (m_ended)
         return 0;
     const size_t n = m_ahead ? m_ahead->read(dst, max) : m_inflater->read(dst, max);
+    m_inflated += qint64(n);
     if (n < max)
         takeVerdicts();
     return n;

@@ -67,7 +67,8 @@ public:
     bool compressed() const { return m_gzip; }
     /// The input's size in bytes (compressed size for gzip).
     qint64 fileSize() const { return m_size; }
-    /// Plain inputs only: the next read() starts at `offset`, which then counts as read.
+    /// The next read() starts at `offset`, which then counts as read. Gzip inputs: forward only,
+    /// by inflating the bytes in between (`offset` counts decompressed bytes).
     bool seek(qint64 offset);
     /// Plain inputs only: up to `max` bytes from `offset`, without moving the read position.
     qint64 peek(qint64 offset, char *dst, qint64 max);
@@ -105,6 +106,7 @@ private:
     bool m_trailingGarbage = false;
     qint64 m_trailingGarbageOffset = -1;
     int m_members = 0;
+    qint64 m_inflated = 0;  // gzip: decompressed bytes read() returned
     QString m_problem;
     std::unique_ptr<GzipInflater> m_inflater;  // inline inflate (small inputs)
     std::unique_ptr<InflateAhead> m_ahead;     // after m_file: stopped and joined before it closes

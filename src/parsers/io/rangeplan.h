@@ -10,4 +10,8 @@ namespace goblin::io {
 /// or -1 if there is none within a megabyte.
 qint64 findElementStart(ByteSource &source, qint64 from);
 
+/// The same rule in `size` bytes of memory: the index of the first such '{' at or after `from`
+/// (looking back no further than the bytes' start), or -1.
+qint64 findElementStart(const char *data, qint64 size, qint64 from);
+
 } // namespace goblin::io

@@ -261,7 +261,7 @@ void TraceReader::run()
             want = size_t(std::min<qint64>(qint64(want), m_rangeStart1 - (m_bufBase + qint64(m_len))));
         ensureCapacity(1 + m_len + want + kPadding + 1);
         char *dst = m_buf.get() + 1 + m_len;
-        size_t n = source.read(dst, want);
+        size_t n = readInput(source, dst, want);
         if (n == 0)
             eof = true;
         const bool shortRead = n < want;  // read() fills the whole request unless the data ended
@@ -296,8 +296,8 @@ void TraceReader::run()
             }
             continue;
         }
-        if (m_progress && (eof || m_throttle.due(source.rawBytesRead()))) {
-            if (!m_throttle.report(source.rawBytesRead(), true)) {
+        if (m_progress && (eof || m_throttle.due(input(source).rawBytesRead()))) {
+            if (!m_throttle.report(input(source).rawBytesRead(), true)) {
                 // Thread B finishes the (at most kQueuedBatches + 1) batches it was given, so the
                 // partial result is the one the single-threaded reader left.
                 finishPipeline();
@@ -315,9 +315,9 @@ void TraceReader::run()
     m_out.eventCount = m_events;
 
     // Where the document breaks.
-    if (!source.problem().isEmpty())
-        diag(Severity::Error, m_scanner.line(), source.problem());
-    if (source.trailingGarbage())
+    if (!input(source).problem().isEmpty())
+        diag(Severity::Error, m_scanner.line(), input(source).problem());
+    if (input(source).trailingGarbage())
         diag(Severity::Warning, 0, QStringLiteral("bytes after the end of the gzip stream ignored"));
     if (m_scanner.failed()) {
         const QString where = syntax::pythonJsonMessage(m_scanner.errorMessage(), m_scanner.errorLine(),

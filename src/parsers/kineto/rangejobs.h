@@ -34,10 +34,17 @@ struct RangeJobs {
         std::vector<EventSpan> pending;
         std::vector<EventTokens> fastFields;
     };
+    /// A compressed trace's range, inflated (buffers recycled: fresh pages cost a fault each).
+    struct Segment {
+        ByteBuffer data;  ///< a spare byte, `size` bytes, room for simdjson's padding
+        size_t size = 0;
+        size_t capacity = 0;
+    };
     struct Job {
         std::unique_ptr<TorchTrace> trace;  // a range's own diagnostics (it counts only if none)
         std::unique_ptr<TraceReader> reader;
         RangeEnd end;
+        Segment segment;  // a compressed trace's range: its inflated bytes
     };
 
     io::ByteOrigin origin;
@@ -55,7 +62,28 @@ struct RangeJobs {
     std::mutex mutex;
     std::condition_variable changed;
     size_t finished = 0;
+    std::vector<char> jobDone;  // guarded by mutex: range k has been read (or skipped)
     std::vector<Buffers> spare;  // guarded by mutex
+
+    // A compressed trace cannot be seeked in: its ranges are segments of the inflated stream (1 MB
+    // by default), cut one after the other (at the planner's rule) by whichever thread takes the
+    // next range, and read from memory. The inflate is serial, under feedMutex; it takes about a
+    // fifth of a segment's parse, so two threads parse side by side and hold a few segments
+    // between them. The last segment's bytes stay for what follows "traceEvents".
+    bool segmented = false;
+    qint64 segmentBytes = 0;
+    std::mutex feedMutex;
+    std::unique_ptr<io::ByteSource> stream;  // guarded by feedMutex; its position: the carry's end
+    std::vector<char> carry;                 // guarded by feedMutex: inflated bytes from the next start on
+    std::vector<Segment> segmentPool;        // guarded by feedMutex: buffers of ranges read
+    std::atomic<size_t> published{0};        // starts known (a segment's cut is the next one's start)
+    std::atomic<size_t> produced{1};         // ranges handed out (range 0 is the main reader's)
+    std::atomic<bool> segmentsDone{false};   // no range will be handed out any more
+    std::atomic<qint64> feedRaw{0};          // compressed bytes inflated, for progress
+    std::atomic<size_t> lastSegment{0};      // the range that reached the stream's end (0: none)
+
+    /// The ranges' starts known so far.
+    size_t startCount() const { return segmented ? published.load() : starts.size(); }
 
     Buffers takeBuffers()
     {
@@ -74,12 +102,22 @@ struct RangeJobs {
 
     ~RangeJobs() { stop(); }
 
+    /// Cuts the next segment off the inflated stream for range k (under feedMutex); false when
+    /// there is none.
+    bool takeSegment(size_t &k);
+
     /// Reads the next range not taken yet; false when there is none.
     bool runNext()
     {
-        const size_t k = next.fetch_add(1);
-        if (k >= starts.size())
-            return false;
+        size_t k = 0;
+        if (segmented) {
+            if (!takeSegment(k))
+                return false;
+        } else {
+            k = next.fetch_add(1);
+            if (k >= starts.size())
+                return false;
+        }
         if (!cancel) {
             Job &job = jobs[k];
             try {
@@ -92,8 +130,14 @@ struct RangeJobs {
                 job.reader.reset();
             }
         }
+        if (segmented && k != lastSegment) {  // the last one holds what follows the events
+            std::lock_guard lock(feedMutex);
+            segmentPool.push_back(std::move(jobs[k].segment));
+            jobs[k].segment = {};
+        }
         std::lock_guard lock(mutex);
         ++finished;
+        jobDone[k] = 1;
         changed.notify_all();
         return true;
     }
@@ -101,7 +145,7 @@ struct RangeJobs {
     void startHelpers()
     {
         const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
-        const size_t count = std::min<size_t>({size_t(cores - 1), starts.size() - 1, 7});
+        const size_t count = std::min<size_t>({size_t(cores - 1), segmented ? size_t(7) : starts.size() - 1, 7});
         helpers = std::vector<io::WorkerThread>(count);
         for (io::WorkerThread &helper : helpers)
             helper.start([this] {
@@ -114,7 +158,9 @@ struct RangeJobs {
     bool waitAll(std::chrono::milliseconds timeout)
     {
         std::unique_lock lock(mutex);
-        return changed.wait_for(lock, timeout, [&] { return finished + 1 >= starts.size(); });
+        return changed.wait_for(lock, timeout, [&] {
+            return segmented ? segmentsDone && finished + 1 >= produced.load() : finished + 1 >= starts.size();
+        });
     }
 
     void stop()

@@ -40,7 +40,8 @@ constexpr size_t kMaxEventBytes = size_t(256) << 20;      // one trace event kep
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 constexpr size_t kSimdjsonMaxDepth = 1024;
 /// A plain trace of 1.5 times this size or more (48 MB) is cut into ranges of about this size between two
-/// elements of "traceEvents", parsed concurrently (see TraceReader::runRange()).
+/// elements of "traceEvents", parsed concurrently (see TraceReader::runRange()); a compressed one
+/// into segments of 1/32 of it as it is inflated (RangeJobs::takeSegment()).
 constexpr qint64 kDefaultRangeBytes = TorchReadPlan{}.rangeBytes;  // 32 MB
 
 inline bool isCapturedKey(std::string_view key)
@@ -85,7 +86,8 @@ public:
     }
 
     void run();
-    /// Reads one byte range of a plain trace on its own: from jobs.starts[index], assumed to be
+    /// Reads one byte range (of a plain trace's file, or a compressed trace's inflated segment in
+    /// memory) on its own: from jobs.starts[index], assumed to be
     /// the start of an element of "traceEvents", to the first later start that the scanner
     /// confirms to be one, or to the array's end. Its aggregates count only if the reader of
     /// the range before confirms this range's start in turn (joinRanges()).
@@ -135,6 +137,12 @@ private:
     // At the start of range 1: helps with the ranges, then goes on after those that count.
     // False when cancelled.
     bool joinRanges(io::ByteSource &source);
+    // A compressed trace's ranges: segments of the inflated stream (RangeJobs::takeSegment()).
+    void planSegments();
+    // The input from here on: after a compressed trace's ranges, the last segment's bytes and
+    // the ranges' stream; else `source`.
+    size_t readInput(io::ByteSource &source, char *dst, size_t want);
+    io::ByteSource &input(io::ByteSource &source) { return m_tailSource ? *m_tailSource : source; }
     bool reportProgress(qint64 done);
     void absorb(TraceReader &range);
     void releaseBuffers();
@@ -206,6 +214,10 @@ private:
     JsonScanner::Resume m_closeResume;
     ProgressThrottle m_throttle{&m_progress};
     qint64 m_rangeStart1 = -1;
+    std::vector<char> m_tail;  // the last segment's bytes after the ranges (compressed traces)
+    size_t m_tailPos = 0;
+    std::unique_ptr<io::ByteSource> m_tailSource;  // the ranges' stream, at the last segment's end
+    bool m_inputLost = false;  // the input could not be read on after the ranges
 
     // Pipeline (thread A's side, except the queue).
     bool m_deferDiagnostics = false;
