@@ -77,6 +77,19 @@ bool mayCutIntoRanges(const uint8_t *data, size_t size, qint64 rangeBytes)
     return i < size && i < 16 && data[i] == '{';
 }
 
+/// A damaged gzip stream (corrupt data, cut short) decodes to a prefix that depends on how much
+/// output each read asks for: ISA-L notices the damage a few kB sooner or later (one pass with
+/// 951-byte chunks: 951 bytes, with 2 MB chunks: 7,422 bytes of the same file). A reading in
+/// segments asks in other sizes, so its events may end elsewhere; only intact streams compare.
+bool damagedGzip(const goblin::TorchTrace &t)
+{
+    for (const goblin::Diagnostic &d : t.diagnostics)
+        if (d.message.contains(QLatin1String("corrupt compressed data")) ||
+            d.message.contains(QLatin1String("compressed stream ends early")))
+            return true;
+    return false;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -107,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static constexpr qint64 kRangeBytes[] = {0, 48, 300, 2000, 0, 0, 0, 0};
     const qint64 chosenRange = size >= 2 ? kRangeBytes[data[size - 2] % std::size(kRangeBytes)] : 0;
     const qint64 rangeBytes = chosenRange > 0 ? std::max(chosenRange, qint64(size / 8)) : 0;
-    if (rangeBytes > 0 && mayCutIntoRanges(data, size, rangeBytes)) {
+    if (rangeBytes > 0 && mayCutIntoRanges(data, size, rangeBytes) && !damagedGzip(result)) {
         const goblin::TorchTrace ranged = goblin::parseTorchTraceBytes(bytes, name, goblin::fuzz::keepGoing,
                                                                        goblin::TorchReadPlan{chunkBytes, rangeBytes});
         const QString difference = differenceBetween(result, ranged);
