@@ -108,6 +108,9 @@ CASES = [
     ("nvsmi_truncated.csv", lambda p: nvidia(p)),
     ("dcgm_dmon.log", dcgm),
     ("rocm_smi_loop.csv", rocm),
+    # Real captures (tests/data/PROVENANCE.md).
+    ("real_slowfast_nvsmi_util.csv", lambda p: nvidia(p)),
+    ("real_vc_nvsmi_4xT4.csv", lambda p: nvidia(p)),
 ]
 
 out = ["file,util_mean_pct,util_values,rows,hbm_peak_gb,power_mean_w"]

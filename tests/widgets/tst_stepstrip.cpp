@@ -107,7 +107,8 @@ private slots:
             verifyShown(d, r.metrics.wasteBudget, r.stepTimeS(), *r.quantities[QuantityKey::HostBusyFraction].value);
         };
         const auto stepShown = [&](int i, const Thresholds &t) {
-            const WasteBudget b = stepBudget(steps, i, t);
+            // (the thresholds as the budget applies them: the telemetry's memory total as capacity)
+            const WasteBudget b = stepBudget(steps, i, appliedThresholds(*d.run, HeuristicsProfile::Workbench, t));
             verifyShown(d, b, steps.steps[std::size_t(i)].durationS, b.terms.hostBusy);
             QCOMPARE(b.terms.hostBusy, steps.steps[std::size_t(i)].inputs.hostBusyFraction);
         };
@@ -182,7 +183,7 @@ private slots:
         QTest::mouseClick(view.stepStrip(), Qt::LeftButton, {}, view.stepStrip()->barRect(2).center().toPoint());
         QCOMPARE(live->selectedStep(), 2);
         const StepSeries expected = cutSteps(*r.run, 5);
-        QCOMPARE(live->shownBudget(), stepBudget(expected, 2, live->thresholds()));
+        QCOMPARE(live->shownBudget(), stepBudget(expected, 2, live->appliedThresholds()));
         QCOMPARE(session.budget()->stepTimeS(), expected.steps[2].durationS);
         // Fewer steps: the selection is gone with the step.
         session.editor()->changeValue(ThresholdField::Steps, 2);

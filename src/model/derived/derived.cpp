@@ -3,6 +3,7 @@
 #include "metrics.h"
 #include "stepbudget.h"
 #include "timelineinputs.h"
+#include "thresholds.h"
 #include "tracememoryfigures.h"
 
 namespace goblin {
@@ -136,13 +137,29 @@ RunMetrics runMetrics(const RunAnalysis &run, HeuristicsProfile profile, const T
     return computeMetrics(run.profile(profile), thresholds);
 }
 
+std::optional<double> telemetryCapacityGb(const RunAnalysis &run)
+{
+    const std::optional<double> &total = run.smi.hbmTotalGb;
+    const ThresholdDescriptor *knob = thresholdDescriptor(ThresholdField::HbmCapacity);
+    if (!total || !knob->contains(*total))
+        return std::nullopt;
+    return total;
+}
+
 Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given)
 {
-    // Memory telemetry has no capacity reading of its own, and the reference keeps its 192 GB.
-    // Without a peak nothing in the budget uses the capacity, but the threshold still says what the
-    // device holds rather than an MI300X's 192 GB.
+    // The HBM capacity at its default becomes what the run says the device holds (a value the user
+    // set wins; the reference keeps its 192 GB): the telemetry's total memory (a column, or the
+    // GPU's name), which its peak is measured against; else, without memory telemetry, the trace's
+    // deviceProperties. Without a peak nothing in the budget uses the capacity, but the threshold
+    // still says what the device holds rather than an MI300X's 192 GB.
     Thresholds thresholds = given;
-    if (profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb)
+    if (profile != HeuristicsProfile::Workbench)
+        return thresholds;
+    const SmiReading &smi = run.smi.workbench;
+    if (const std::optional<double> total = telemetryCapacityGb(run); total && given.hbmCapacityGb == Thresholds{}.hbmCapacityGb)
+        thresholds.hbmCapacityGb = *total;
+    else if (!smi.hbmPeakGb)
         thresholds.hbmCapacityGb = hbmCapacityDefaultGb(traceMemoryFigures(run.torch), given.hbmCapacityGb);
     return thresholds;
 }

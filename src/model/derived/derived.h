@@ -73,6 +73,9 @@ struct Derived {
 /// itself — in the workbench profile without memory telemetry, the HBM capacity at its default is
 /// the trace's own (deviceProperties' totalGlobalMem); a typed value wins (docs/memory.md).
 /// Derived::thresholds holds it; controls and threshold lines show it.
+/// The telemetry's total memory per GPU (a column, or the GPU's name), when the HBM capacity
+/// threshold can take it.
+std::optional<double> telemetryCapacityGb(const RunAnalysis &run);
 Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given);
 
 /// Everything above for one profile and set of thresholds. `previous` (the last result for the

@@ -161,11 +161,16 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
     }
     // deriveResults() applied the trace's capacity when it is the default (appliedThresholds).
     const double capacity = d.thresholds.hbmCapacityGb;
-    const bool fromTrace = d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb &&
+    const std::optional<double> telemetryTotal = telemetryCapacityGb(run);
+    const bool fromTelemetry = d.profile == HeuristicsProfile::Workbench && telemetryTotal && capacity == *telemetryTotal;
+    const bool fromTrace = !fromTelemetry && d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb &&
                            traceMemory.capacityGb && capacity == *traceMemory.capacityGb;
     q[QuantityKey::HbmCapacityGb] =
-        known(capacity, fromTrace ? ValueState::Measured : ValueState::Estimated,
-              fromTrace ? QStringLiteral("%1 (the HBM capacity threshold's default for this trace)").arg(traceMemory.capacitySource)
+        known(capacity, fromTrace || fromTelemetry ? ValueState::Measured : ValueState::Estimated,
+              fromTelemetry
+                  ? QStringLiteral("total memory in %1, %2 (the HBM capacity threshold's default for this run)")
+                        .arg(run.smi.file.relativePath, run.smi.hbmTotalSource)
+              : fromTrace ? QStringLiteral("%1 (the HBM capacity threshold's default for this trace)").arg(traceMemory.capacitySource)
               : capacity == Thresholds{}.hbmCapacityGb
                   ? QStringLiteral("the HBM capacity threshold at its default (an MI300X's 192 GB)")
                   : QStringLiteral("the HBM capacity threshold, as set"),

@@ -177,8 +177,9 @@ std::vector<SweepPoint> sweepCurve(const RunAnalysis &run, HeuristicsProfile pro
     if (values.empty())
         return curve;
     const StepPlan plan = planSteps(run, profile, base);  // no swept threshold changes the steps
+    const Thresholds applied = appliedThresholds(run, profile, base);  // the run's HBM capacity, as the budget
     const auto at = [&](double v, int side) {
-        Thresholds t = base;
+        Thresholds t = applied;
         setSweepThreshold(t, which, v);
         return SweepPoint{v, runMetrics(run, profile, t, plan).wasteBudget, profile, side};
     };

@@ -172,7 +172,8 @@ private slots:
             QVERIFY(!step.slices.empty());
             std::vector<WasteBudget> devices;
             for (const MeasuredSlice &slice : step.slices)
-                devices.push_back(computeMeasuredBudget(slice, run->steps.hbmPeakGb, t));
+                devices.push_back(computeMeasuredBudget(slice, run->steps.hbmPeakGb,
+                                                        appliedThresholds(*run, HeuristicsProfile::Workbench, t)));
             const WasteBudget expected = meanBudget(devices);
             double sum = b["unattributed_s"].toDouble();
             for (int k = 0; k < WasteBudget::BucketCount; ++k) {

@@ -144,8 +144,18 @@ private slots:
         const Quantity &peak = d.quantities[QuantityKey::HbmPeakGb];
         QVERIFY(peak.value && near(*peak.value, *run->smi.workbench.hbmPeakGb));
         QCOMPARE(peak.state, ValueState::Measured);
-        // Telemetry has no capacity reading: the threshold stays at its default.
-        QCOMPARE(d.thresholds.hbmCapacityGb, Thresholds{}.hbmCapacityGb);
+        // The telemetry's total memory (its VRAM total column) is the capacity the peak is
+        // measured against: the threshold's default becomes it, measured; a value set wins.
+        QVERIFY(run->smi.hbmTotalGb);
+        QCOMPARE(d.thresholds.hbmCapacityGb, *run->smi.hbmTotalGb);
+        const Quantity &capacity = d.quantities[QuantityKey::HbmCapacityGb];
+        QCOMPARE(capacity.state, ValueState::Measured);
+        QVERIFY2(capacity.source.contains(QLatin1String("total memory in")), qPrintable(capacity.source));
+        Thresholds set;
+        set.hbmCapacityGb = 64.0;
+        QCOMPARE(deriveResults(*run, HeuristicsProfile::Workbench, set).thresholds.hbmCapacityGb, 64.0);
+        QCOMPARE(deriveResults(*run, HeuristicsProfile::Reference, Thresholds{}).thresholds.hbmCapacityGb,
+                 Thresholds{}.hbmCapacityGb);
         QVERIFY(d.metrics.wasteBudget.terms.hbmPeakGb && near(*d.metrics.wasteBudget.terms.hbmPeakGb,
                                                               *run->smi.workbench.hbmPeakGb));
         QCOMPARE(d.metrics.wasteBudget.states[4], ValueState::Estimated);

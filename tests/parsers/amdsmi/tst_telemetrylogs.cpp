@@ -103,6 +103,9 @@ private slots:
         QTest::newRow("dcgmi dmon") << "dcgm_dmon.log" << int(LogKind::Dcgm);
         QTest::newRow("dcgmi dmon, profiling fields") << "dcgm_profiling_only.log" << int(LogKind::Dcgm);
         QTest::newRow("rocm-smi loop with warnings") << "rocm_smi_loop.csv" << int(LogKind::RocmSmi);
+        QTest::newRow("real nvidia-smi loop") << "real_slowfast_nvsmi_util.csv" << int(LogKind::NvidiaSmi);
+        QTest::newRow("real nvidia-smi, 4 T4") << "real_vc_nvsmi_4xT4.csv" << int(LogKind::NvidiaSmi);
+        QTest::newRow("real dcgmi dmon") << "real_vc_dcgmi_dmon.txt" << int(LogKind::Dcgm);
         QTest::newRow("foreign text") << "foreign.txt" << int(LogKind::None);
         QTest::newRow("empty") << "empty.log" << int(LogKind::None);
     }
@@ -123,7 +126,9 @@ private slots:
              {std::tuple{"nvsmi_lms500_2gpu.csv", "nvidia-smi", 2}, {"nvsmi_nounits_h100.csv", "nvidia-smi", 1},
               {"nvsmi_noheader.csv", "nvidia-smi", 2}, {"nvsmi_shell_loop_bus.csv", "nvidia-smi", 2},
               {"nvsmi_truncated.csv", "nvidia-smi", 1}, {"dcgm_dmon.log", "dcgmi dmon", 2},
-              {"rocm_smi_loop.csv", "rocm-smi", 2}})
+              {"rocm_smi_loop.csv", "rocm-smi", 2},
+              // real captures (PROVENANCE.md): a utilisation loop with its header every row, 4 T4s
+              {"real_slowfast_nvsmi_util.csv", "nvidia-smi", 1}, {"real_vc_nvsmi_4xT4.csv", "nvidia-smi", 4}})
             QTest::newRow(file) << QString::fromLatin1(file) << QString::fromLatin1(tool) << gpus;
     }
     void meansMatchIndependentCount()
@@ -260,6 +265,25 @@ private slots:
         QVERIFY(!t.workbench.gpuUtilPct);
         QVERIFY2(hasDiagnostic(t, Severity::Warning, QStringLiteral("SMACT is a 0-1 profiling ratio")),
                  qPrintable(allDiagnostics(t)));
+    }
+
+    /// Real captures: their totals, GPUs and diagnostics as the files state them.
+    void realCaptures()
+    {
+        const SmiTelemetry t4 = readLog(QStringLiteral("real_vc_nvsmi_4xT4.csv"));
+        QCOMPARE(t4.gpuCount, 4);  // keyed by pci.bus_id (no index column)
+        QVERIFY(t4.hbmTotalGb && near(*t4.hbmTotalGb, 16.0));  // 16384 MiB
+        QCOMPARE(t4.workbench.gpuUtilPct.value_or(-1.0), 0.0);  // idle T4s read as 0 %, measured
+        const SmiTelemetry loop = readLog(QStringLiteral("real_slowfast_nvsmi_util.csv"));
+        QVERIFY2(hasDiagnostic(loop, Severity::Info, QStringLiteral("repeated header")), qPrintable(allDiagnostics(loop)));
+        QVERIFY(!loop.workbench.hbmPeakGb);  // no memory column: unknown, not 0
+        // A real dcgmi dmon of profiling fields only (GRACT, TENSO, DRAMA): read, but no utilisation.
+        const SmiTelemetry dmon = readLog(QStringLiteral("real_vc_dcgmi_dmon.txt"));
+        QCOMPARE(dmon.tool, QStringLiteral("dcgmi dmon"));
+        QCOMPARE(int(dmon.samples.size()), 15);
+        QVERIFY(!dmon.workbench.gpuUtilPct);
+        QVERIFY2(hasDiagnostic(dmon, Severity::Warning, QStringLiteral("GRACT is a 0-1 profiling ratio")),
+                 qPrintable(allDiagnostics(dmon)));
     }
 
     void rocmSmiDetails()
