@@ -2,6 +2,7 @@
 
 #include "culpritfinder.h"
 #include "kernelclassifier.h"
+#include "runfacts.h"
 #include "runtraits.h"
 #include "perstep.h"
 #include "telemetrysteps.h"
@@ -322,6 +323,7 @@ void analyzeRun(RunAnalysis &run)
     prepareTimelines(run);  // before both profiles: may give the workbench its kernel list
     run.traits = analyzeRunTraits(run.torch.timeline, run.torchTimeline);
     run.diagnostics.insert(run.diagnostics.end(), run.traits.diagnostics.begin(), run.traits.diagnostics.end());
+    decideRunFacts(run);
     analyzeReference(run);
     analyzeWorkbench(run);
     run.workbench.ranks = analyzeRanks(run, run.diagnostics);

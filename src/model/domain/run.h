@@ -8,6 +8,7 @@
 #include "heuristics.h"
 #include "kernelclasses.h"
 #include "kerneltraceparser.h"
+#include "runfacts.h"
 #include "steps.h"
 #include "timeline.h"
 #include "torchtraceparser.h"
@@ -120,6 +121,8 @@ struct RunAnalysis {
     /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its
     /// timeline, ranks and budget; each opens as a run of its own.
     std::vector<SeparateRun> separateRuns;
+    /// The job, the devices, the program and the step plan, decided once (analysis/runfacts.h).
+    RunFacts facts;
 
     const ProfileAnalysis &profile(HeuristicsProfile p) const
     {

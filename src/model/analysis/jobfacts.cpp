@@ -1,0 +1,11 @@
+#include "runfacts.h"
+
+namespace goblin {
+
+JobFacts decideJob(const RunAnalysis &run)
+{
+    Q_UNUSED(run);
+    return {};
+}
+
+} // namespace goblin

@@ -1,0 +1,13 @@
+#include "runfacts.h"
+
+namespace goblin {
+
+void decideRunFacts(RunAnalysis &run)
+{
+    run.facts.job = decideJob(run);
+    run.facts.devices = decideDevices(run);
+    run.facts.program = decideProgram(run);
+    run.facts.stepPlan = decideStepPlan(run);
+}
+
+} // namespace goblin
