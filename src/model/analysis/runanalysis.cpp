@@ -2,7 +2,7 @@
 
 #include "culpritfinder.h"
 #include "kernelclassifier.h"
-#include "runfacts.h"
+#include "decidefacts.h"
 #include "runtraits.h"
 #include "perstep.h"
 #include "telemetrysteps.h"

@@ -1,4 +1,4 @@
-#include "runfacts.h"
+#include "decidefacts.h"
 
 namespace goblin {
 

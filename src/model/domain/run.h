@@ -121,7 +121,7 @@ struct RunAnalysis {
     /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its
     /// timeline, ranks and budget; each opens as a run of its own.
     std::vector<SeparateRun> separateRuns;
-    /// The job, the devices, the program and the step plan, decided once (analysis/runfacts.h).
+    /// The job, the devices, the program and the step plan, decided once (analysis/decidefacts.h).
     RunFacts facts;
 
     const ProfileAnalysis &profile(HeuristicsProfile p) const

@@ -3,7 +3,7 @@
 /// processes are ranks of one job, the step plan and its one step time, the devices and their
 /// memory, and what kind of program ran. Aggregates, quantities, budgets, ranks, advice, headline,
 /// views and diagnostics read these; nothing re-derives them. Each part lives in its own header;
-/// analysis/runfacts.h decides them in order (job, devices, program, steps).
+/// analysis/decidefacts.h decides them in order (job, devices, program, steps).
 
 #include "devicefacts.h"
 #include "jobfacts.h"
