@@ -57,6 +57,8 @@ constexpr int kTidKey = 7;
 constexpr int kArgKeyCount = 5;
 constexpr std::string_view kArgKeys[kArgKeyCount] = {"correlation", "graph id", "Input Dims", "device", "stream"};
 enum ArgKey { kArgCorrelation, kArgGraphId, kArgInputDims, kArgDevice, kArgStream };
+constexpr int kArgDuplicatedShift = 5;  ///< EventTokens::argHave's bits above the kArgKeyCount members
+static_assert(kArgKeyCount <= kArgDuplicatedShift && kArgKeyCount + 1 <= (1 << (8 - kArgDuplicatedShift)));
 
 /// The raw tokens of those members (as simdjson's raw_json_token() shows them).
 struct EventFields {
@@ -67,6 +69,11 @@ struct EventFields {
     bool argsScanned = false;
     quint8 argHave = 0;
     std::string_view argToken[kArgKeyCount];
+    /// bit i: the event has kEventKeys[i] more than once (the last value is in token[i]).
+    quint8 duplicated = 0;
+    /// 1 + the first kArgKeys member the scanner found more than once in the args (the first
+    /// value is in argToken), 0 when none was (or the args were not scanned).
+    quint8 argDuplicated = 0;
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
@@ -77,10 +84,14 @@ struct EventTokens {
     quint32 length[kEventKeyCount];
     quint8 have = 0;
     bool argsScanned = false;  ///< as EventFields; false also where an offset did not fit 16 bits
+    /// Bits 0-4 as EventFields::argHave; bits 5-7 EventFields::argDuplicated (kept in this byte
+    /// so that the struct stays at 88 bytes).
     quint8 argHave = 0;
+    quint8 duplicated = 0;     ///< as EventFields
     quint16 argBegin[kArgKeyCount];  ///< from the args' first byte
     quint16 argLength[kArgKeyCount];
 };
+static_assert(sizeof(EventTokens) <= 88, "one is written per event: keep it within 88 bytes");
 
 /// A buffer of document bytes handed from thread A to thread B, with the events that lie whole in
 /// it. Byte 0 is the spare slot of TraceReader's buffer; buf[1] holds the byte at offset `base`.

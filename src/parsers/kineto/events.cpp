@@ -52,8 +52,9 @@ bool TraceReader::collectFields(simdjson::ondemand::object object, bool escapes,
                   : key == "args" ? kArgsKey : key == "pid" ? kPidKey : key == "tid" ? kTidKey : -1;
         }
         if (which >= 0) {
-            // Later duplicates win, as in a Python dict.
+            // Later duplicates win, as in a Python dict; that there was one is said once per file.
             fields.token[which] = field.value().raw_json_token();
+            fields.duplicated |= quint8(fields.have & (1u << which));
             fields.have |= quint8(1u << which);
             if (which == kArgsKey && !fields.token[which].empty() && fields.token[which][0] == '{')
                 fields.token[which] = std::string_view(fields.token[which].data(),
@@ -70,6 +71,8 @@ void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan
     fields.have = 0;
     fields.argsScanned = false;  // the readers search the args themselves
     fields.argHave = 0;
+    fields.duplicated = 0;
+    fields.argDuplicated = 0;  // (not looked for: only the scanner's fast path finds these)
     if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;
@@ -122,8 +125,45 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     }
 
     ++m_events;
+    if ((fields.duplicated | fields.argDuplicated) != 0) [[unlikely]]
+        noteDuplicatedMember(fields, span);
     for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)
         consumer->onEvent(event);
+}
+
+void TraceReader::noteDuplicatedMember(const EventFields &fields, const EventSpan &span)
+{
+    if (m_duplicatedEvents++ > 0)
+        return;
+    QString what;
+    if (fields.duplicated) {
+        const std::string_view key = kEventKeys[__builtin_ctz(fields.duplicated)];
+        what = QStringLiteral("the member \"%1\" more than once: the last value is used, as Python's json does "
+                              "(both readings)")
+                   .arg(QLatin1String(key.data(), qsizetype(key.size())));
+    } else {
+        // The args are searched for these members by readers that stop at the first match, on
+        // every path alike; the reference reads no args.
+        const std::string_view key = kArgKeys[fields.argDuplicated - 1];
+        what = QStringLiteral("\"args\" with the member \"%1\" more than once: the workbench uses the first value "
+                              "(Python's json would keep the last; the reference reads no args)")
+                   .arg(QLatin1String(key.data(), qsizetype(key.size())));
+    }
+    // Pushed at once, like the event issues: a byte range with it is then not counted, and the
+    // main reader reads it again and reports it with the document's own line.
+    m_duplicateWarning = m_out.diagnostics.size();
+    m_out.diagnostics.push_back({Severity::Warning, m_name, span.line,
+                                 QStringLiteral("the event at line %1 (byte %2) has %3")
+                                     .arg(span.line)
+                                     .arg(span.begin)
+                                     .arg(what)});
+}
+
+void TraceReader::finishDuplicatedMembers()
+{
+    if (m_duplicatedEvents > 1 && m_duplicateWarning >= 0 && m_duplicateWarning < m_out.diagnostics.size())
+        m_out.diagnostics[m_duplicateWarning].message +=
+            QStringLiteral("; %1 events in all have a member more than once").arg(m_duplicatedEvents);
 }
 
 } // namespace goblin::kineto

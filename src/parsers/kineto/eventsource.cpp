@@ -157,6 +157,7 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
             m_current.preparsed = true;
             EventTokens &tokens = m_fastFields.emplace_back();
             tokens.have = members->have;
+            tokens.duplicated = members->duplicated;
             for (unsigned have = members->have; have; have &= have - 1) {
                 const int k = __builtin_ctz(have);
                 tokens.begin[k] = quint32(members->begin[k] - m_current.begin);
@@ -179,6 +180,8 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
                     tokens.argLength[k] = quint16(length);
                 }
             }
+            if (members->nestedDuplicated && (members->have & (1u << kArgsKey)))
+                tokens.argHave |= quint8((__builtin_ctz(members->nestedDuplicated) + 1) << kArgDuplicatedShift);
         }
         m_pending.push_back(m_current);
         return;
@@ -312,6 +315,7 @@ void TraceReader::run()
         m_scanner.finish();
 
     m_eventIssues.flush();
+    finishDuplicatedMembers();
     m_out.eventCount = m_events;
 
     // Where the document breaks.

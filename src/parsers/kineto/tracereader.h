@@ -129,6 +129,11 @@ private:
                               EventFields &fields);
     // Types the event's members once and hands it to every consumer, in order.
     void applyEvent(const EventFields &fields, const EventSpan &span);
+    // An event with a member twice: counted; the first one named in a warning (on the thread
+    // that applies the events, in document order).
+    void noteDuplicatedMember(const EventFields &fields, const EventSpan &span);
+    // The count of such events, added to that warning once the events are read.
+    void finishDuplicatedMembers();
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
     void endRound(bool lastRound);
@@ -202,6 +207,8 @@ private:
     qint64 m_nonObjectEvents = 0;
     qint64 m_unreadableEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
+    qint64 m_duplicatedEvents = 0;       // events with a member twice (Python keeps the last)
+    qsizetype m_duplicateWarning = -1;   // its warning in m_out.diagnostics
     // The event being applied; a member so that its 7 tokens are not zeroed for every event.
     EventFields m_fields;
     std::span<const ConsumerMaker> m_makers;

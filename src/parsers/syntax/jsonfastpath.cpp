@@ -36,7 +36,9 @@ const char *JsonScanner::fastContainer(const char *p, const char *end, const cha
     // m_capturedValid says it succeeded, which it does not until then.
     CapturedMembers &captured = m_captured;
     captured.have = 0;
+    captured.duplicated = 0;
     captured.nestedHave = 0;
+    captured.nestedDuplicated = 0;
     captured.nestedScanned = false;
     const char *keyStart = nullptr;
     qint64 escapesAtKey = 0;
@@ -148,8 +150,10 @@ afterKey:
                         break;
                     }
             }
-            if (pendingNested >= 0 && (captured.nestedHave & (1u << pendingNested)))
+            if (pendingNested >= 0 && (captured.nestedHave & (1u << pendingNested))) {
+                captured.nestedDuplicated |= quint8(1u << pendingNested);
                 pendingNested = -1;  // the first occurrence counts
+            }
         }
     }
     GOBLIN_FAST_WS
@@ -162,6 +166,7 @@ value:
     if (pendingField >= 0 && depth == 1) {
         const qint64 at = m_base + (p - data);
         if (*p == '{' || *p == '[') {
+            captured.duplicated |= quint8(captured.have & (1u << pendingField));
             captured.have |= quint8(1u << pendingField);
             captured.begin[pendingField] = at;
             captured.end[pendingField] = at + 1;
@@ -171,6 +176,7 @@ value:
         }
         if (pendingField == m_nestedParent) {  // (a later duplicate replaces the members found)
             captured.nestedHave = 0;
+            captured.nestedDuplicated = 0;
             captured.nestedScanned = *p == '{';
             nestedDepth = *p == '{' ? 2 : 0;
         }
@@ -308,6 +314,7 @@ string:  // p is just after the opening quote; keys and values share this
 
 afterValue:
     if (capturingField >= 0) {
+        captured.duplicated |= quint8(captured.have & (1u << capturingField));
         captured.have |= quint8(1u << capturingField);
         captured.begin[capturingField] = m_base + (valueStart - data);
         captured.end[capturingField] = m_base + (p - data);
