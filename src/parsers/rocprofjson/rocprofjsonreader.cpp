@@ -131,9 +131,42 @@ bool handleOf(simdjson::ondemand::value &v, quint64 &out)
     simdjson::ondemand::object o;
     if (v.get_object().get(o) != simdjson::SUCCESS)
         return false;
-    simdjson::ondemand::value h;
-    return o.find_field_unordered("handle").get(h) == simdjson::SUCCESS && toUint64(h, out);
+    // Every member is looked at (not find_field, which stops at the first): a repeated "handle"
+    // reads as json.loads reads it, the last one.
+    bool found = false;
+    for (auto result : o) {
+        simdjson::ondemand::field field;
+        std::string_view key;
+        if (std::move(result).get(field) != simdjson::SUCCESS || field.unescaped_key().get(key) != simdjson::SUCCESS)
+            return false;
+        if (key == "handle")
+            found = toUint64(field.value(), out);
+    }
+    return found;
 }
+
+/// The members of one record that the reader uses, by bit: the first one met twice. json.loads
+/// keeps the last value of a repeated key without a word; the reader does the same and says so.
+class SeenMembers
+{
+public:
+    /// Notes member `bit` (< 32) named `name` (a literal).
+    void see(int bit, const char *name)
+    {
+        if ((m_seen >> bit) & 1u) {
+            if (!m_repeated)
+                m_repeated = name;
+        }
+        m_seen |= 1u << bit;
+    }
+    /// Forgets members `mask`: their object was replaced by a later copy of it.
+    void forget(quint32 mask) { m_seen &= ~mask; }
+    const char *repeated() const { return m_repeated; }
+
+private:
+    quint32 m_seen = 0;
+    const char *m_repeated = nullptr;
+};
 
 /// Calls fn(key, value) for every member of `o`, until fn returns false; false when a member is
 /// malformed or fn refused one.
@@ -179,8 +212,26 @@ bool domHandle(simdjson::dom::element e, quint64 &out)
     simdjson::dom::object o;
     if (e.get_object().get(o) != simdjson::SUCCESS)
         return domUint64(e, out);
-    simdjson::dom::element h;
-    return o.at_key("handle").get(h) == simdjson::SUCCESS && domUint64(h, out);
+    bool found = false;
+    for (const auto field : o)  // (at_key() finds the first of a repeated key; json.loads keeps the last)
+        if (field.key == "handle")
+            found = domUint64(field.value, out);
+    return found;
+}
+
+/// The member `key` of `e` when it is an object, the last one where it repeats (as json.loads).
+bool domLastMember(simdjson::dom::element e, std::string_view key, simdjson::dom::element &out)
+{
+    simdjson::dom::object o;
+    if (e.get_object().get(o) != simdjson::SUCCESS)
+        return false;
+    bool found = false;
+    for (const auto field : o)
+        if (field.key == key) {
+            out = field.value;
+            found = true;
+        }
+    return found;
 }
 
 class Reader : JsonScanner::Sink
@@ -207,6 +258,8 @@ private:
     void startValue(char first);
     void captured();
     void badRecord(const char *what);
+    /// The record being read had a member twice (`seen.repeated()`): counted, the first named.
+    void noteRepeated(const SeenMembers &seen);
 
     void readMetadata(simdjson::ondemand::object o);
     void readAgent(simdjson::ondemand::object o);
@@ -250,6 +303,9 @@ private:
     qint64 m_hipCalls = 0;
     qint64 m_badRecords = 0;
     std::vector<std::pair<qint64, QString>> m_badRecordLines; ///< the first few: line, what
+    qint64 m_repeatedRecords = 0;  ///< records with a member twice
+    QString m_firstRepeated;       ///< the first of them: where and which member
+    qint64 m_firstRepeatedLine = 0;
 };
 
 bool Reader::feed(const char *data, size_t size)
@@ -603,6 +659,35 @@ void Reader::badRecord(const char *what)
         m_badRecordLines.emplace_back(m_valueLine, QStringLiteral("%1 (column %2)").arg(QLatin1String(what)).arg(m_valueColumn));
 }
 
+const char *captureName(Capture c)
+{
+    switch (c) {
+    case Capture::Metadata: return "metadata";
+    case Capture::Agent: return "agents";
+    case Capture::Symbol: return "kernel_symbols";
+    case Capture::KindNames: return "strings.buffer_records";
+    case Capture::MarkerString: return "strings.marker_api";
+    case Capture::RenameNames: return "strings.correlation_id";
+    case Capture::Dispatch: return "buffer_records.kernel_dispatch";
+    case Capture::HipCall: return "buffer_records.hip_api";
+    case Capture::Marker: return "buffer_records.marker_api";
+    case Capture::None: break;
+    }
+    return "";
+}
+
+void Reader::noteRepeated(const SeenMembers &seen)
+{
+    if (!seen.repeated() || m_repeatedRecords++ > 0)
+        return;
+    m_firstRepeatedLine = m_valueLine;
+    m_firstRepeated = QStringLiteral("a %1 record at line %2, column %3 has the member \"%4\" more than once")
+                          .arg(QLatin1String(captureName(m_capture)))
+                          .arg(m_valueLine)
+                          .arg(m_valueColumn)
+                          .arg(QLatin1String(seen.repeated()));
+}
+
 void Reader::captured()
 {
     const size_t size = m_buffer.size();
@@ -640,9 +725,18 @@ void Reader::captured()
 
 void Reader::readMetadata(simdjson::ondemand::object o)
 {
-    simdjson::ondemand::value v;
+    SeenMembers seen;
     qint64 pid = 0;
-    if (o.find_field_unordered("pid").get(v) == simdjson::SUCCESS && toInt64(v, pid)) {
+    bool known = false;
+    eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
+        if (key == "pid") {
+            seen.see(0, "pid");
+            known = toInt64(v, pid);
+        }
+        return true;
+    });
+    noteRepeated(seen);
+    if (known) {
         process().pid = pid;
         process().pidKnown = true;
     }
@@ -653,18 +747,23 @@ void Reader::readAgent(simdjson::ondemand::object o)
     quint64 handle = 0;
     bool haveId = false;
     Agent agent;
+    SeenMembers seen;
     const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
-        if (key == "id")
+        if (key == "id") {
+            seen.see(0, "id");
             haveId = handleOf(v, handle);
-        else if (key == "logical_node_id")
+        } else if (key == "logical_node_id") {
+            seen.see(1, "logical_node_id");
+            agent.logicalNodeId = -1;
             toInt64(v, agent.logicalNodeId);
-        else if (key == "type") {
+        } else if (key == "type") {
+            seen.see(2, "type");
             qint64 t = 0;
-            if (toInt64(v, t))
-                agent.type = int(t);
+            agent.type = toInt64(v, t) ? int(t) : 0;
         }
         return true;
     });
+    noteRepeated(seen);
     if (!ok || !haveId)
         return badRecord("an agent without id.handle");
     process().agents[handle] = agent;
@@ -675,10 +774,13 @@ void Reader::readSymbol(simdjson::ondemand::object o)
     quint64 id = 0;
     bool haveId = false, haveName = false;
     std::string name;
+    SeenMembers seen;
     const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
         if (key == "kernel_id") {
+            seen.see(0, "kernel_id");
             haveId = toUint64(v, id);
         } else if (key == "formatted_kernel_name") {
+            seen.see(1, "formatted_kernel_name");
             std::string_view s;
             haveName = v.get_string().get(s) == simdjson::SUCCESS;
             if (haveName)
@@ -686,6 +788,7 @@ void Reader::readSymbol(simdjson::ondemand::object o)
         }
         return true;
     });
+    noteRepeated(seen);
     if (!ok || !haveId || !haveName)
         return badRecord("a kernel symbol without kernel_id or formatted_kernel_name");
     process().symbols[id].name = std::move(name);
@@ -700,12 +803,15 @@ void Reader::readKindNames(simdjson::ondemand::array a)
         if (element.get_object().get(o) != simdjson::SUCCESS)
             return badRecord("strings.buffer_records holds a non-object");
         std::pair<std::string, std::vector<std::string>> entry;
+        SeenMembers seen;
         const bool ok = eachMember(o, [&](std::string_view key, simdjson::ondemand::value &v) {
             if (key == "kind") {
+                seen.see(0, "kind");
                 std::string_view s;
-                if (v.get_string().get(s) == simdjson::SUCCESS)
-                    entry.first = std::string(s);
+                entry.first = v.get_string().get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
             } else if (key == "operations") {
+                seen.see(1, "operations");
+                entry.second.clear();
                 simdjson::ondemand::array ops;
                 if (v.get_array().get(ops) != simdjson::SUCCESS)
                     return true;
@@ -716,6 +822,7 @@ void Reader::readKindNames(simdjson::ondemand::array a)
             }
             return true;
         });
+        noteRepeated(seen);
         if (!ok)
             return badRecord("strings.buffer_records holds a malformed entry");
         names.push_back(std::move(entry));
@@ -723,13 +830,15 @@ void Reader::readKindNames(simdjson::ondemand::array a)
 }
 
 /// cereal writes a std::map as [{"key": k, "value": v}, ...].
-bool keyValue(simdjson::ondemand::object &o, quint64 &key, std::string &value)
+bool keyValue(simdjson::ondemand::object &o, quint64 &key, std::string &value, SeenMembers &seen)
 {
     bool haveKey = false, haveValue = false;
     const bool ok = eachMember(o, [&](std::string_view k, simdjson::ondemand::value &v) {
         if (k == "key") {
+            seen.see(0, "key");
             haveKey = toUint64(v, key);
         } else if (k == "value") {
+            seen.see(1, "value");
             std::string_view s;
             haveValue = v.get_string().get(s) == simdjson::SUCCESS;
             if (haveValue)
@@ -744,24 +853,49 @@ void Reader::readMarkerString(simdjson::ondemand::object o)
 {
     quint64 key = 0;
     std::string value;
-    if (!keyValue(o, key, value))
+    SeenMembers seen;
+    const bool ok = keyValue(o, key, value, seen);
+    noteRepeated(seen);
+    if (!ok)
         return badRecord("a strings.marker_api entry without key and value");
     process().markerMessages[key] = std::move(value);
 }
 
 void Reader::readRenameNames(simdjson::ondemand::object o)
 {
-    simdjson::ondemand::array a;
-    if (o.find_field_unordered("external").get_array().get(a) != simdjson::SUCCESS)
-        return;
-    for (auto element : a) {
-        simdjson::ondemand::object e;
-        quint64 key = 0;
-        std::string value;
-        if (element.get_object().get(e) != simdjson::SUCCESS || !keyValue(e, key, value))
-            return badRecord("a strings.correlation_id.external entry without key and value");
-        process().renamed[key].name = std::string(pythonStrip(value));
-    }
+    // json.loads keeps the last "external" of the object: the names of each copy are collected
+    // apart, and a later copy replaces them.
+    std::unordered_map<quint64, Process::Symbol> renamed;
+    SeenMembers seen;
+    bool bad = false;
+    eachMember(o, [&](std::string_view member, simdjson::ondemand::value &v) {
+        if (member != "external")
+            return true;
+        seen.see(0, "external");
+        renamed.clear();
+        bad = false;
+        simdjson::ondemand::array a;
+        if (v.get_array().get(a) != simdjson::SUCCESS)
+            return true;
+        for (auto element : a) {
+            simdjson::ondemand::object e;
+            quint64 key = 0;
+            std::string value;
+            SeenMembers entrySeen;
+            if (element.get_object().get(e) != simdjson::SUCCESS || !keyValue(e, key, value, entrySeen)) {
+                bad = true;  // as before: the entries up to the bad one are kept
+                return true;
+            }
+            noteRepeated(entrySeen);
+            renamed[key].name = std::string(pythonStrip(value));
+        }
+        return true;
+    });
+    noteRepeated(seen);
+    for (auto &[key, symbol] : renamed)
+        process().renamed[key] = std::move(symbol);
+    if (bad)
+        badRecord("a strings.correlation_id.external entry without key and value");
 }
 
 void Reader::readDispatch(simdjson::dom::object o)
@@ -769,32 +903,52 @@ void Reader::readDispatch(simdjson::dom::object o)
     Dispatch d;
     d.process = int(m_processes.size()) - 1;
     bool haveStart = false, haveEnd = false, haveAgent = false, haveKernel = false;
+    // Later copies of a member replace earlier ones (json.loads keeps the last): each value is
+    // reset before it is read again.
+    SeenMembers seen;
+    constexpr quint32 kInfoMembers = 0xe0;  // bits 5-7: the members of dispatch_info
     for (const auto field : o) {
         const std::string_view key = field.key;
         if (key == "start_timestamp") {
+            seen.see(0, "start_timestamp");
             haveStart = domInt64(field.value, d.startNs);
         } else if (key == "end_timestamp") {
+            seen.see(1, "end_timestamp");
             haveEnd = domInt64(field.value, d.endNs);
         } else if (key == "thread_id") {
+            seen.see(2, "thread_id");
+            d.tid = 0;
             domInt64(field.value, d.tid);
         } else if (key == "correlation_id") {
+            seen.see(3, "correlation_id");
+            d.external = 0;
             simdjson::dom::element ext;
-            if (field.value.at_key("external").get(ext) == simdjson::SUCCESS)
+            if (domLastMember(field.value, "external", ext))
                 domHandle(ext, d.external);
         } else if (key == "dispatch_info") {
+            seen.see(4, "dispatch_info");
+            seen.forget(kInfoMembers);
+            haveAgent = haveKernel = false;
+            d.agent = d.queue = d.kernelId = 0;
             simdjson::dom::object info;
             if (field.value.get_object().get(info) != simdjson::SUCCESS)
                 break;
             for (const auto f : info) {
-                if (f.key == "agent_id")
+                if (f.key == "agent_id") {
+                    seen.see(5, "dispatch_info.agent_id");
                     haveAgent = domHandle(f.value, d.agent);
-                else if (f.key == "queue_id")
+                } else if (f.key == "queue_id") {
+                    seen.see(6, "dispatch_info.queue_id");
+                    d.queue = 0;
                     domHandle(f.value, d.queue);
-                else if (f.key == "kernel_id")
+                } else if (f.key == "kernel_id") {
+                    seen.see(7, "dispatch_info.kernel_id");
                     haveKernel = domUint64(f.value, d.kernelId);
+                }
             }
         }
     }
+    noteRepeated(seen);
     if (!haveStart || !haveEnd || !haveAgent || !haveKernel)
         return badRecord("a kernel dispatch without integer start_timestamp, end_timestamp, "
                          "dispatch_info.agent_id or dispatch_info.kernel_id");
@@ -806,24 +960,36 @@ void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
     MarkerRecord r;
     r.process = int(m_processes.size()) - 1;
     bool haveStart = false, haveEnd = false;
+    SeenMembers seen;
     for (const auto field : o) {
         const std::string_view key = field.key;
         if (key == "start_timestamp") {
+            seen.see(0, "start_timestamp");
             haveStart = domInt64(field.value, r.startNs);
         } else if (key == "end_timestamp") {
+            seen.see(1, "end_timestamp");
             haveEnd = domInt64(field.value, r.endNs);
         } else if (key == "thread_id") {
+            seen.see(2, "thread_id");
+            r.tid = 0;
             domInt64(field.value, r.tid);
         } else if (key == "kind") {
+            seen.see(3, "kind");
+            r.kind = 0;
             domUint64(field.value, r.kind);
         } else if (key == "operation") {
+            seen.see(4, "operation");
+            r.operation = 0;
             domUint64(field.value, r.operation);
         } else if (key == "correlation_id") {
+            seen.see(5, "correlation_id");
+            r.correlation = 0;
             simdjson::dom::element in;
-            if (field.value.at_key("internal").get(in) == simdjson::SUCCESS)
+            if (domLastMember(field.value, "internal", in))
                 domHandle(in, r.correlation);
         }
     }
+    noteRepeated(seen);
     if (!haveStart || !haveEnd || r.endNs < r.startNs)
         return badRecord(kind == Capture::HipCall ? "a hip_api record without integer start/end_timestamp (end >= start)"
                                                   : "a marker_api record without integer start/end_timestamp (end >= start)");
@@ -983,6 +1149,13 @@ RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
                                         "missing: rocprofv3 ran without --kernel-trace?)")});
     for (const auto &[line, what] : m_badRecordLines)
         diags.push_back({Severity::Warning, m_rel, line, QStringLiteral("record left out: %1").arg(what)});
+    if (m_repeatedRecords > 0)
+        diags.push_back({Severity::Warning, m_rel, m_firstRepeatedLine,
+                         QStringLiteral("%1: the last value is used, as Python's json does%2")
+                             .arg(m_firstRepeated,
+                                  m_repeatedRecords > 1
+                                      ? QStringLiteral("; %1 records in all have a member more than once").arg(m_repeatedRecords)
+                                      : QString())});
     if (m_badRecords > qint64(m_badRecordLines.size()))
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 records in all left out as unreadable").arg(m_badRecords)});
