@@ -1,5 +1,6 @@
 #include "apitraceparser.h"
 
+#include "columnresolver.h"
 #include "io/runinventory.h"
 #include "syntax/csvreader.h"
 
@@ -150,6 +151,15 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
                  QStringLiteral("not an API trace: the header lacks Domain, Function, Start_Timestamp or "
                                 "End_Timestamp")});
             continue;
+        }
+        {
+            // columnsOf() keeps the last of a repeated name, as csv.DictReader does: said once.
+            QStringList header;
+            for (std::string_view f : fields)
+                header << QString::fromUtf8(f.data(), qsizetype(f.size()));
+            for (const RepeatedColumn &column : repeatedColumns(header))
+                out.diagnostics.push_back(
+                    {Severity::Warning, row->relativePath, 1, repeatedColumnMessage(column, 1)});
         }
         const int needed = std::max({c.domain, c.function, c.process, c.thread, c.start, c.end}) + 1;
         qint64 badRows = 0, lastReport = 0;

@@ -95,7 +95,7 @@ ResolvedColumn resolveExactColumn(const QStringList &header, const QStringList &
 {
     ResolvedColumn r;
     for (const QString &alias : aliases) {
-        for (int i = 0; i < header.size(); ++i) {
+        for (int i = int(header.size()) - 1; i >= 0; --i) {  // the last of a repeated name
             // Trimmed like the layout detection's name set: a header cell padded with blanks or
             // control whitespace is still that column (a fuzzer found the two disagreeing).
             if (QStringView(header[i]).trimmed().compare(alias, Qt::CaseInsensitive) == 0) {
@@ -108,6 +108,48 @@ ResolvedColumn resolveExactColumn(const QStringList &header, const QStringList &
         }
     }
     return r;
+}
+
+std::vector<RepeatedColumn> repeatedColumns(const QStringList &header, int limit)
+{
+    std::vector<RepeatedColumn> out;
+    // Headers are short (tens of names): pairs are compared, no table is built.
+    for (int i = 0; i < header.size() && int(out.size()) < limit; ++i) {
+        const QStringView name = QStringView(header[i]).trimmed();
+        bool seenBefore = false;
+        for (int j = 0; j < i && !seenBefore; ++j)
+            seenBefore = QStringView(header[j]).trimmed().compare(name, Qt::CaseInsensitive) == 0;
+        if (seenBefore)
+            continue;
+        RepeatedColumn r;
+        r.indexes.append(i);
+        for (int j = i + 1; j < header.size(); ++j)
+            if (QStringView(header[j]).trimmed().compare(name, Qt::CaseInsensitive) == 0) {
+                r.indexes.append(j);
+                r.sameSpelling = r.sameSpelling && header[j] == header[i];
+            }
+        if (r.indexes.size() < 2)
+            continue;
+        r.name = header[r.indexes.back()];
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+QString repeatedColumnMessage(const RepeatedColumn &column, qint64 line)
+{
+    QStringList positions;
+    for (int i : column.indexes)
+        positions << QString::number(i + 1);
+    const QString rule = column.sameSpelling
+                             ? QStringLiteral("the last one's values are read, as Python's csv.DictReader does")
+                             : QStringLiteral("the workbench reads the last one's values (the spellings differ in "
+                                              "case or blanks only; csv.DictReader keeps each spelling apart)");
+    return QStringLiteral("the header (line %1) names the column \"%2\" %3 times (columns %4): %5")
+        .arg(line)
+        .arg(column.name.trimmed().left(80))
+        .arg(column.indexes.size())
+        .arg(positions.join(QStringLiteral(", ")), rule);
 }
 
 } // namespace goblin

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
 namespace goblin {
 
 struct ResolvedColumn {
@@ -23,7 +25,25 @@ struct ResolvedColumn {
 ResolvedColumn resolveReferenceColumn(const QStringList &header, const QStringList &aliases);
 
 /// Exact (case-insensitive, surrounding whitespace ignored) lookup only, first alias that exists
-/// wins; used by the workbench where substring matching is a known trap.
+/// wins; used by the workbench where substring matching is a known trap. Where several header
+/// cells name that alias, the last one is taken, as csv.DictReader keeps the last value of a
+/// repeated name (repeatedColumns() says so).
 ResolvedColumn resolveExactColumn(const QStringList &header, const QStringList &aliases);
+
+/// A column name the header holds more than once (csv.DictReader keeps the last one's value).
+struct RepeatedColumn {
+    QString name;         ///< as the last of them is written
+    QList<int> indexes;   ///< 0-based positions, in order
+    bool sameSpelling = true;  ///< false: some differ in case or surrounding blanks only
+};
+
+/// The names that occur more than once in `header`, compared as the workbench's lookups compare
+/// them (case-insensitive, surrounding blanks ignored), in the order of their first occurrence.
+/// No more than `limit` are listed.
+std::vector<RepeatedColumn> repeatedColumns(const QStringList &header, int limit = 5);
+
+/// A warning's text for one repeated column found in the header at `line`: which columns, and the
+/// rule the readings apply (the last one's values).
+QString repeatedColumnMessage(const RepeatedColumn &column, qint64 line);
 
 } // namespace goblin

@@ -46,6 +46,7 @@ void readDcgm(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
     int util = -1, used = -1, total = -1, freeCol = -1, power = -1, ratioCol = -1;
     bool stopped = false;
     auto resolve = [&] {
+        b.noteRepeatedColumns(headerLine, fields);
         util = used = total = freeCol = power = ratioCol = -1;
         for (size_t i = 0; i < fields.size(); ++i) {
             const std::string &f = fields[i];

@@ -1,6 +1,7 @@
 #include "telemetry/logcommon.h"
 #include "telemetry/telemetrylogs.h"
 
+#include "columnresolver.h"
 #include "pynumber.h"
 
 #include <QStringList>
@@ -170,6 +171,25 @@ LogBuilder::LogBuilder(SmiTelemetry &out, const QString &file)
       m_rowProblems(out.diagnostics, file, QStringLiteral("rows that could not be read")),
       m_outOfRange(out.diagnostics, file, QStringLiteral("values out of range"))
 {
+}
+
+void LogBuilder::noteRepeatedColumns(qint64 line, const QStringList &header)
+{
+    if (m_repeatedColumnsSaid)
+        return;
+    const std::vector<RepeatedColumn> repeated = repeatedColumns(header);
+    for (const RepeatedColumn &column : repeated)
+        diag(Severity::Warning, line, repeatedColumnMessage(column, line));
+    m_repeatedColumnsSaid = !repeated.empty();
+}
+
+void LogBuilder::noteRepeatedColumns(qint64 line, const std::vector<std::string> &header)
+{
+    QStringList names;
+    names.reserve(qsizetype(header.size()));
+    for (const std::string &h : header)
+        names << QString::fromStdString(h);
+    noteRepeatedColumns(line, names);
 }
 
 void LogBuilder::rowProblem(qint64 line, const QString &message, bool skipped)

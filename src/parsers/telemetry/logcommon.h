@@ -8,6 +8,7 @@
 
 #include <QByteArrayView>
 #include <QString>
+#include <QStringList>
 
 #include <cmath>
 #include <map>
@@ -52,6 +53,12 @@ public:
     {
         m_out.diagnostics.push_back({severity, m_file, line, message});
     }
+    /// The header at `line` names a column more than once: a warning, for the first such header
+    /// of the file. The readers read the last of them, as csv.DictReader keeps the last value.
+    void noteRepeatedColumns(qint64 line, const QStringList &header);
+    /// As above, for names held as std::string.
+    void noteRepeatedColumns(qint64 line, const std::vector<std::string> &header);
+
     /// A per-row problem, capped (DiagnosticLimiter); `skipped`: the row is left out.
     void rowProblem(qint64 line, const QString &message, bool skipped = true);
 
@@ -95,6 +102,7 @@ private:
     std::map<QString, qint64> m_missing;
     DiagnosticLimiter m_rowProblems;
     DiagnosticLimiter m_outOfRange;
+    bool m_repeatedColumnsSaid = false;
 };
 
 /// Unix seconds of `yyyy/MM/dd HH:mm:ss[.fff]` (also `-` as date separator, `T` between date and

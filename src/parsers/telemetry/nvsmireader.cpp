@@ -168,6 +168,10 @@ void readNvidiaSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
     int utilCol = -1, usedCol = -1, totalCol = -1, freeCol = -1, powerCol = -1, timeCol = -1, gpuCol = -1,
         nameCol = -1;
     auto resolve = [&] {
+        QStringList names;  // the properties, units aside
+        for (const Property &p : props)
+            names << QString::fromStdString(p.name);
+        b.noteRepeatedColumns(headerLine, names);
         utilCol = usedCol = totalCol = freeCol = powerCol = timeCol = gpuCol = nameCol = -1;
         int pciCol = -1, uuidCol = -1, powerAvg = -1, powerInst = -1;
         for (size_t i = 0; i < props.size(); ++i) {

@@ -49,6 +49,7 @@ void readRocmSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
     bool inDeviceBlock = false;
     int util = -1, used = -1, total = -1, percentCol = -1, power = -1, series = -1;
     auto resolve = [&] {
+        b.noteRepeatedColumns(headerLine, header);
         util = used = total = percentCol = power = series = -1;
         for (size_t i = 0; i < header.size(); ++i) {
             const std::string &h = header[i];

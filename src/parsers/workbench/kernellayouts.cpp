@@ -81,6 +81,7 @@ const Release kReleases[] = {
 KernelLayout detectKernelLayout(const QStringList &header, const QString &fileName)
 {
     KernelLayout l;
+    l.repeated = repeatedColumns(header);
     QSet<QString> names;
     for (const QString &h : header)
         names.insert(h.trimmed().toLower());

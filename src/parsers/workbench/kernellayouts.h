@@ -3,6 +3,7 @@
 /// (statistics, agent info, API, copy, counter and allocation traces), the rocprofv3 releases
 /// told apart by their marker columns, and the column names each layout reads.
 
+#include "columnresolver.h"
 #include "inputfile.h"
 
 #include <QString>
@@ -29,6 +30,8 @@ struct KernelLayout {
     bool nsys = false;
     std::vector<ColumnChoice> columns;
     QString startName, endName, durationName;
+    /// Names the header holds more than once (where a name repeats, the last column is read).
+    std::vector<RepeatedColumn> repeated;
 };
 
 /// The layout of a header (names as written, BOM stripped); `fileName` tells rocprofiler-compute's

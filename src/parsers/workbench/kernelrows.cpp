@@ -347,6 +347,9 @@ void KernelRows::finish(const CsvReader &reader, InputFileInfo &info)
         diags.push_back({Severity::Warning, m_rel, m_headerLine,
                          QStringLiteral("has a header (%1) but no data rows").arg(layout.dialect)});
     }
+    if (layout.usable)
+        for (const RepeatedColumn &column : layout.repeated)
+            diags.push_back({Severity::Warning, m_rel, m_headerLine, repeatedColumnMessage(column, m_headerLine)});
     m_limit->extraFields.flush();
     m_limit->shortRows.flush();
     m_limit->quoteQuirk.flush();

@@ -1,5 +1,7 @@
 #include "workbench/smireader.h"
 
+#include "columnresolver.h"
+
 #include <algorithm>
 #include <map>
 
@@ -36,8 +38,9 @@ bool WorkbenchReader::looksBinary(qint64 *line) const
 
 int WorkbenchReader::findColumn(std::initializer_list<const char *> aliases) const
 {
+    // The last of a repeated name, as csv.DictReader keeps it (resolveColumns() says so).
     for (const char *alias : aliases)
-        for (size_t i = 0; i < m_headerLower.size(); ++i)
+        for (size_t i = m_headerLower.size(); i-- > 0;)
             if (m_headerLower[i] == alias)
                 return int(i);
     return -1;
@@ -45,6 +48,12 @@ int WorkbenchReader::findColumn(std::initializer_list<const char *> aliases) con
 
 void WorkbenchReader::resolveColumns()
 {
+    QStringList header;
+    header.reserve(qsizetype(m_header.size()));
+    for (const std::string &h : m_header)
+        header << QString::fromStdString(h);
+    for (const RepeatedColumn &column : repeatedColumns(header))
+        diag(Severity::Warning, m_headerLine, repeatedColumnMessage(column, m_headerLine));
     auto has = [&](const char *name) { return findColumn({name}) >= 0; };
     bool nvidia = false, rocmSmi = false;
     for (const std::string &h : m_headerLower) {
