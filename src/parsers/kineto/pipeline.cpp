@@ -47,7 +47,7 @@ void TraceReader::processBatch(Batch &batch)
             fields.argDuplicated = quint8(tokens.argHave >> kArgDuplicatedShift);
             if (tokens.argsScanned) {
                 const char *const args = fields.token[kArgsKey].data();
-                for (unsigned have = tokens.argHave; have; have &= have - 1) {
+                for (unsigned have = fields.argHave; have; have &= have - 1) {
                     const int k = __builtin_ctz(have);
                     fields.argToken[k] = std::string_view(args + tokens.argBegin[k], tokens.argLength[k]);
                 }
