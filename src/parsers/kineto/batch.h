@@ -53,12 +53,12 @@ constexpr int kTidKey = 7;
 
 /// Members of an event's args that several readers need (GPU events' correlation, graph id,
 /// device and stream; ops' input shapes): where JsonScanner scanned the event whole it located
-/// them on the way, else each reader searches the args itself. The first occurrence counts.
+/// them on the way, else each reader searches the args itself. The first occurrence counts, on
+/// both paths alike. A repeated one is not reported: the simdjson path would have to search every
+/// event's args for it, and a diagnostic may not depend on which path read the event.
 constexpr int kArgKeyCount = 5;
 constexpr std::string_view kArgKeys[kArgKeyCount] = {"correlation", "graph id", "Input Dims", "device", "stream"};
 enum ArgKey { kArgCorrelation, kArgGraphId, kArgInputDims, kArgDevice, kArgStream };
-constexpr int kArgDuplicatedShift = 5;  ///< EventTokens::argHave's bits above the kArgKeyCount members
-static_assert(kArgKeyCount <= kArgDuplicatedShift && kArgKeyCount + 1 <= (1 << (8 - kArgDuplicatedShift)));
 
 /// The raw tokens of those members (as simdjson's raw_json_token() shows them).
 struct EventFields {
@@ -71,9 +71,6 @@ struct EventFields {
     std::string_view argToken[kArgKeyCount];
     /// bit i: the event has kEventKeys[i] more than once (the last value is in token[i]).
     quint8 duplicated = 0;
-    /// 1 + the first kArgKeys member the scanner found more than once in the args (the first
-    /// value is in argToken), 0 when none was (or the args were not scanned).
-    quint8 argDuplicated = 0;
 };
 
 /// Where JsonScanner found them, for an event it scanned whole (offsets survive the buffer moving).
@@ -84,8 +81,6 @@ struct EventTokens {
     quint32 length[kEventKeyCount];
     quint8 have = 0;
     bool argsScanned = false;  ///< as EventFields; false also where an offset did not fit 16 bits
-    /// Bits 0-4 as EventFields::argHave; bits 5-7 EventFields::argDuplicated (kept in this byte
-    /// so that the struct stays at 88 bytes).
     quint8 argHave = 0;
     quint8 duplicated = 0;     ///< as EventFields
     quint16 argBegin[kArgKeyCount];  ///< from the args' first byte

@@ -72,7 +72,6 @@ void TraceReader::handleEvent(simdjson::ondemand::object object, const EventSpan
     fields.argsScanned = false;  // the readers search the args themselves
     fields.argHave = 0;
     fields.duplicated = 0;
-    fields.argDuplicated = 0;  // (not looked for: only the scanner's fast path finds these)
     if (!collectFields(object, span.escapes, eventEnd, fields)) {
         m_batchError = true;
         return;
@@ -125,7 +124,7 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     }
 
     ++m_events;
-    if ((fields.duplicated | fields.argDuplicated) != 0) [[unlikely]]
+    if (fields.duplicated != 0) [[unlikely]]
         noteDuplicatedMember(fields, span);
     for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)
         consumer->onEvent(event);
@@ -135,33 +134,21 @@ void TraceReader::noteDuplicatedMember(const EventFields &fields, const EventSpa
 {
     if (m_duplicatedEvents++ > 0)
         return;
-    QString what;
-    if (fields.duplicated) {
-        const std::string_view key = kEventKeys[__builtin_ctz(fields.duplicated)];
-        what = QStringLiteral("the member \"%1\" more than once: the last value is used, as Python's json does "
-                              "(both readings)")
-                   .arg(QLatin1String(key.data(), qsizetype(key.size())));
-    } else {
-        // The args are searched for these members by readers that stop at the first match, on
-        // every path alike; the reference reads no args.
-        const std::string_view key = kArgKeys[fields.argDuplicated - 1];
-        what = QStringLiteral("\"args\" with the member \"%1\" more than once: the workbench uses the first value "
-                              "(Python's json would keep the last; the reference reads no args)")
-                   .arg(QLatin1String(key.data(), qsizetype(key.size())));
-    }
+    const std::string_view key = kEventKeys[__builtin_ctz(fields.duplicated)];
     // Pushed at once, like the event issues: a byte range with it is then not counted, and the
     // main reader reads it again and reports it with the document's own line.
     m_duplicateWarning = m_out.diagnostics.size();
     m_out.diagnostics.push_back({Severity::Warning, m_name, span.line,
-                                 QStringLiteral("the event at line %1 (byte %2) has %3")
+                                 QStringLiteral("the event at line %1 (byte %2) has the member \"%3\" more than "
+                                                "once: the last value is used, as Python's json does (both readings)")
                                      .arg(span.line)
                                      .arg(span.begin)
-                                     .arg(what)});
+                                     .arg(QLatin1String(key.data(), qsizetype(key.size())))});
 }
 
 void TraceReader::finishDuplicatedMembers()
 {
-    if (m_duplicatedEvents > 1 && m_duplicateWarning >= 0 && m_duplicateWarning < m_out.diagnostics.size())
+    if (m_duplicatedEvents > 1 && m_duplicateWarning >= 0 && size_t(m_duplicateWarning) < m_out.diagnostics.size())
         m_out.diagnostics[m_duplicateWarning].message +=
             QStringLiteral("; %1 events in all have a member more than once").arg(m_duplicatedEvents);
 }

@@ -180,8 +180,6 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
                     tokens.argLength[k] = quint16(length);
                 }
             }
-            if (members->nestedDuplicated && (members->have & (1u << kArgsKey)))
-                tokens.argHave |= quint8((__builtin_ctz(members->nestedDuplicated) + 1) << kArgDuplicatedShift);
         }
         m_pending.push_back(m_current);
         return;

@@ -42,12 +42,11 @@ void TraceReader::processBatch(Batch &batch)
                 fields.token[kArgsKey] = std::string_view(batch.at(events[i].begin + tokens.begin[kArgsKey]),
                                                           size_t(events[i].end - events[i].begin - tokens.begin[kArgsKey]));
             fields.argsScanned = tokens.argsScanned;
-            fields.argHave = tokens.argsScanned ? quint8(tokens.argHave & ((1u << kArgDuplicatedShift) - 1)) : 0;
+            fields.argHave = tokens.argsScanned ? tokens.argHave : 0;
             fields.duplicated = tokens.duplicated;
-            fields.argDuplicated = quint8(tokens.argHave >> kArgDuplicatedShift);
             if (tokens.argsScanned) {
                 const char *const args = fields.token[kArgsKey].data();
-                for (unsigned have = fields.argHave; have; have &= have - 1) {
+                for (unsigned have = tokens.argHave; have; have &= have - 1) {
                     const int k = __builtin_ctz(have);
                     fields.argToken[k] = std::string_view(args + tokens.argBegin[k], tokens.argLength[k]);
                 }

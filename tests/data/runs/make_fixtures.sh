@@ -103,6 +103,9 @@ rm -rf /tmp/goblin-slow-src slow-step-idle
 $mk /tmp/goblin-slow-src --quiet --steps 8 --kernels-per-step 12 --torch-steps 8 --seed 21
 python3 "$here/make_slow_step.py" /tmp/goblin-slow-src slow-step-idle --step 3 --fraction 0.4
 
+# Keys and columns twice in every file (issue 36): Python keeps the last value; so must both readings.
+python3 "$here/make_duplicates.py"
+
 # Expected reference output for every folder (--precision none and one variant).
 for d in */; do
     d=${d%/}
