@@ -12,14 +12,18 @@ definitions of docs/attribution.md, without any code of the workbench:
                  shares its correlation).
   op             category cpu_op (2021: Operator), except ProfilerStep#N (a step).
   nesting        per (pid, tid): ranges (ops, user_annotation, python_function) sorted by begin,
-                 longer first; a call at time t lies in the open ranges with end > t. The launching
-                 op is the innermost op open at the call's begin.
+                 longer first; a range's parent is the innermost open range that holds it whole
+                 (ends no more than 1 µs before it): one that began inside another and ends after
+                 it is its sibling. A call at time t lies in the open ranges with end > t. The
+                 launching op is the innermost op open at the call's begin.
+  outside ops    a runtime call inside no op is a row of its own (kind runtime_call), keyed by its
+                 name: calls = such calls of that name, the GPU events it launched are its
+                 device self and total time; host times 0. Rows only for names that launched.
   GPU idle       no GPU event of the trace runs (the union of every GPU event, all devices);
                  host_self_gpu_idle of an op = the GPU-idle part of its host self time (its
                  interval's idle time minus the idle time inside the ops directly nested in it).
   unattributed   no runtime call with its correlation ("graph_replay_without_correlation" when the
-                 event carries a nonzero "graph id", else "no_runtime_event"); a runtime call inside
-                 no op ("no_enclosing_op").
+                 event carries a nonzero "graph id", else "no_runtime_event").
 
 Usage:
   attribution_count.py TRACE                 print the per-op rows and the totals as JSON
@@ -42,6 +46,8 @@ from decimal import ROUND_HALF_UP, Decimal
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"}
 RUNTIME_CATS = {"cuda_runtime", "cuda_driver", "Runtime"}
 OP_CATS = {"cpu_op", "Operator"}
+RUNTIME_CALL = "<runtime call>"  # the shapes slot of a runtime-call row's key
+NESTING_SLACK_NS = 1000
 
 
 def ns(value) -> int | None:
@@ -107,7 +113,7 @@ def count(path: str):
             corr = as_int(args.get("correlation"))
             if corr is None or corr < 0:
                 continue
-            threads.setdefault(key, []).append(("call", begin, begin, corr, order))
+            threads.setdefault(key, []).append(("call", begin, begin, (corr, name), order))
         elif name.startswith("ProfilerStep#") and (cat == "user_annotation" or cat in OP_CATS):
             steps.append((begin, begin + dur, name))
         elif cat in OP_CATS:
@@ -153,6 +159,8 @@ def count(path: str):
             covered -= max(0, union[j - 1][1] - e)
         return (e - b) - max(0, covered)
 
+    outside_calls = {}  # runtime-call name -> calls outside every op
+    placed_beside = 0
     for tkey, items in threads.items():
         # ranges before calls at the same begin; longer ranges first; then document order
         items.sort(key=lambda it: (it[1], 1 if it[0] == "call" else 0, -(it[2] - it[1]), it[4]))
@@ -160,12 +168,24 @@ def count(path: str):
         for kind, begin, end, what, o in items:
             while stack and stack[-1][2] <= begin:
                 stack.pop()
-            open_ops = [s for s in stack if s[0] == "op" and s[2] > begin]
             if kind == "call":
+                open_ops = [s for s in stack if s[0] == "op" and s[2] > begin]
                 # a correlation carried by several calls: the first met (threads in order of
                 # their first event, each in time order) keeps it
-                calls.setdefault(what, open_ops[-1][5] if open_ops else [])
+                corr, call_name = what
+                if corr in calls:
+                    continue
+                if open_ops:
+                    calls[corr] = open_ops[-1][5]
+                else:
+                    calls[corr] = [(call_name, RUNTIME_CALL)]
+                    outside_calls[call_name] = outside_calls.get(call_name, 0) + 1
                 continue
+            holders = [s for s in stack if s[2] > begin and s[2] >= end - NESTING_SLACK_NS]
+            open_all = [s for s in stack if s[2] > begin]
+            if open_all and (not holders or open_all[-1] is not holders[-1]):
+                placed_beside += 1
+            open_ops = [s for s in holders if s[0] == "op"]
             chain = None
             if kind == "op":
                 parent = open_ops[-1] if open_ops else None
@@ -183,17 +203,22 @@ def count(path: str):
             stack.append([kind, begin, end, what, 0, chain])
 
     totals = dict(gpu_ns=0, attributed_ns=0, no_runtime_event=0, graph_replay_without_correlation=0,
-                  no_enclosing_op=0, gpu_events=len(gpu))
+                  outside_ops_ns=0, ranges_placed_beside=placed_beside, gpu_events=len(gpu))
     for corr, graph, dur, name in gpu:
         totals["gpu_ns"] += dur
         chain = calls.get(corr) if corr is not None else None
         if chain is None:
             totals["graph_replay_without_correlation" if graph else "no_runtime_event"] += dur
             continue
-        if not chain:
-            totals["no_enclosing_op"] += dur
-            continue
         totals["attributed_ns"] += dur
+        if chain[0][1] == RUNTIME_CALL:
+            totals["outside_ops_ns"] += dur
+            r = row(chain[0])
+            r["calls"] = outside_calls[chain[0][0]]
+            r["device_self"] += dur
+            r["device_total"] += dur
+            r["kernels"] += 1
+            continue
         r = row(chain[0])
         r["device_self"] += dur
         r["kernels"] += 1
@@ -214,7 +239,7 @@ def compare(rows, totals, report_path: str) -> bool:
         report = json.load(f)
     got = {}
     for r in report.get("ops", []):
-        shapes = r.get("input_shapes")
+        shapes = RUNTIME_CALL if r.get("kind") == "runtime_call" else r.get("input_shapes")
         got[(r["name"], shapes)] = r
     ok = True
     worst = 0.0
@@ -252,8 +277,9 @@ def compare(rows, totals, report_path: str) -> bool:
     by = a.get("unattributed_by_reason") or {}
     checks = [("gpu_time_s", a.get("gpu_time_s"), totals["gpu_ns"]),
               ("attributed_s", a.get("attributed_s"), totals["attributed_ns"])]
-    for reason in ("no_runtime_event", "graph_replay_without_correlation", "no_enclosing_op"):
+    for reason in ("no_runtime_event", "graph_replay_without_correlation"):
         checks.append((reason, by.get(reason), totals[reason]))
+    checks.append(("outside_ops_s", a.get("outside_ops_s"), totals["outside_ops_ns"]))
     for label, value, want in checks:
         if value is None or not within(value * 1e9, want):
             ok = False
@@ -277,9 +303,10 @@ def main() -> int:
         return 0 if compare(rows, totals, opts.compare) else 1
     if opts.expected:
         top = sorted(rows.items(), key=lambda kv: (-kv[1]["device_self"], kv[0][0], kv[0][1] or ""))[:3]
-        print(f"// {opts.trace}: gpu_ns, attributed_ns, no_runtime_event, graph_replay, no_enclosing_op, rows")
+        print(f"// {opts.trace}: gpu_ns, attributed_ns, no_runtime_event, graph_replay, outside_ops_ns, rows; "
+              f"ranges placed beside {totals['ranges_placed_beside']}")
         print(f"{{{totals['gpu_ns']}, {totals['attributed_ns']}, {totals['no_runtime_event']}, "
-              f"{totals['graph_replay_without_correlation']}, {totals['no_enclosing_op']}, {len(rows)}}}")
+              f"{totals['graph_replay_without_correlation']}, {totals['outside_ops_ns']}, {len(rows)}}}")
         for (name, shapes), r in top:
             print(f"// top op {name!r} shapes {shapes!r}: calls {r['calls']}, device_self_ns {r['device_self']}, "
                   f"device_total_ns {r['device_total']}, kernels {r['kernels']}, host_self_ns {r['host_self']}, "

@@ -17,9 +17,8 @@ namespace goblin {
 enum class UnattributedReason {
     NoRuntimeEvent,                 ///< "no_runtime_event": no runtime call carries its correlation
     GraphReplayWithoutCorrelation,  ///< "graph_replay_without_correlation": replayed by a graph, no launch to follow
-    NoEnclosingOp,                  ///< "no_enclosing_op": the runtime call runs outside every CPU op
 };
-inline constexpr int kUnattributedReasonCount = 3;
+inline constexpr int kUnattributedReasonCount = 2;
 
 /// One row of the Operator view and of `ops[]`: a CPU op name (with its input shapes where
 /// record_shapes was on), summed over its calls.
@@ -35,10 +34,15 @@ struct OpStats {
     /// The part of host self time during which no GPU event of the trace ran (every device idle):
     /// the host work the GPU waited behind (host gap, data wait). Last: rows are brace-initialised.
     qint64 hostSelfGpuIdleNs = 0;
+    /// The row is a runtime call that ran outside every CPU op (`hipGraphLaunch`, `cudaGraphLaunch`
+    /// replaying a graph, a `cudaLaunchKernel` from plain python): its GPU events are its own,
+    /// its host times are not recorded (0).
+    bool runtimeCall = false;
 };
 
 /// What kind of frame a stack holds (the flame graph colours them apart).
-enum class FrameKind { Root, Module, Annotation, PythonFunction, Op, GpuEvent };
+/// RuntimeCall: a launching runtime call outside every op, with the GPU events it launched under it.
+enum class FrameKind { Root, Module, Annotation, PythonFunction, Op, GpuEvent, RuntimeCall };
 
 /// A node of a launch tree: the stacks (module → op → sub-op …) as a prefix tree, weighted by the
 /// GPU time of the events launched under it and by host time. nodes[0] is the root.
@@ -78,6 +82,8 @@ struct AttributionScope {
     qint64 gpuTimeNs = 0;
     qint64 attributedNs = 0;
     qint64 unattributedNs[kUnattributedReasonCount] = {};
+    /// Of attributedNs: launched by runtime calls outside every op (their rows: OpStats::runtimeCall).
+    qint64 outsideOpsNs = 0;
     std::vector<OpStats> ops;
     LaunchTree launches;
     ModuleNode modules;  ///< root: name empty, kind Root
@@ -93,6 +99,8 @@ struct TraceAttribution {
     /// The trace has GPU events on its timeline, so OpStats::hostSelfGpuIdleNs is measured (without
     /// any, GPU idle is unknown, not the whole host time).
     bool gpuIdleMeasured = false;
+    /// CPU ranges that began inside another and ended after it: placed beside it, not inside.
+    qint64 rangesPlacedBeside = 0;
     AttributionScope wholeTrace;
     std::vector<AttributionScope> steps;  ///< in step order; empty when the trace marks none
 };

@@ -25,7 +25,7 @@ namespace
 {
 
 constexpr FrameKind kLegendKinds[] = {FrameKind::Module, FrameKind::Annotation, FrameKind::PythonFunction,
-                                      FrameKind::Op, FrameKind::GpuEvent};
+                                      FrameKind::Op, FrameKind::RuntimeCall, FrameKind::GpuEvent};
 
 /// The kinds a legend names, drawn as small swatches: the graph's colours are its own, so it
 /// carries its own key.
@@ -332,6 +332,8 @@ QColor FlameGraph::kindColor(FrameKind kind)
         return QColor(0xf4, 0xc0, 0x7a);
     case FrameKind::GpuEvent:
         return QColor(0xee, 0x93, 0x8c);
+    case FrameKind::RuntimeCall:
+        return QColor(0xe6, 0xd8, 0x6e);
     }
     return Qt::gray;
 }

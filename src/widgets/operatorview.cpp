@@ -260,6 +260,7 @@ void OperatorView::showFrame(const QString &name, FrameKind kind)
 {
     switch (kind) {
     case FrameKind::Op:
+    case FrameKind::RuntimeCall:  // a launch outside every op is a row of its own
         setFilterText(name);
         selectOp(name);
         break;

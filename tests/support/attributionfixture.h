@@ -83,7 +83,7 @@ inline TraceAttribution makeAttribution()
     w.gpuTimeNs = 10 * kMs;
     w.attributedNs = 9'500 * kUs;
     w.unattributedNs[int(UnattributedReason::NoRuntimeEvent)] = 300 * kUs;
-    w.unattributedNs[int(UnattributedReason::NoEnclosingOp)] = 200 * kUs;
+    w.unattributedNs[int(UnattributedReason::GraphReplayWithoutCorrelation)] = 200 * kUs;
 
     const auto op = [](const char *name, std::optional<QString> shapes, qint64 calls, qint64 hostSelf, qint64 hostTotal,
                        qint64 devSelf, qint64 devTotal, qint64 kernels) {

@@ -81,7 +81,8 @@ RunCulprits findCulprits(const TraceAttribution &attribution, int limit)
             const LaunchNode *op = nullptr, *module = nullptr;
             for (int p = leaf.parent; p > 0 && (!op || !module); p = nodes[std::size_t(p)].parent) {
                 const LaunchNode &n = nodes[std::size_t(p)];
-                if (!op && n.kind == FrameKind::Op)
+                // A graph replay's launch outside every op names what launched the kernel.
+                if (!op && (n.kind == FrameKind::Op || n.kind == FrameKind::RuntimeCall))
                     op = &n;
                 else if (!module && n.kind == FrameKind::Module)
                     module = &n;

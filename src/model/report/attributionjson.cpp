@@ -18,6 +18,7 @@ QString kindKey(FrameKind kind)
     case FrameKind::PythonFunction: return QStringLiteral("python_function");
     case FrameKind::Op: return QStringLiteral("op");
     case FrameKind::GpuEvent: return QStringLiteral("gpu_event");
+    case FrameKind::RuntimeCall: return QStringLiteral("runtime_call");
     case FrameKind::Root: break;
     }
     return QStringLiteral("root");
@@ -42,8 +43,8 @@ void addAttributionToReport(QJsonObject &report, const TraceAttribution &attribu
 {
     const AttributionScope &whole = attribution.wholeTrace;
     QJsonArray ops;
-    for (const OpStats &op : whole.ops)
-        ops.append(QJsonObject{{QStringLiteral("name"), op.name},
+    for (const OpStats &op : whole.ops) {
+        QJsonObject row{{QStringLiteral("name"), op.name},
                                {QStringLiteral("input_shapes"), op.inputShapes ? QJsonValue(*op.inputShapes) : QJsonValue()},
                                {QStringLiteral("calls"), op.calls},
                                {QStringLiteral("host_self_s"), seconds(op.hostSelfNs)},
@@ -52,7 +53,12 @@ void addAttributionToReport(QJsonObject &report, const TraceAttribution &attribu
                                 attribution.gpuIdleMeasured ? QJsonValue(seconds(op.hostSelfGpuIdleNs)) : QJsonValue()},
                                {QStringLiteral("device_self_s"), seconds(op.deviceSelfNs)},
                                {QStringLiteral("device_total_s"), seconds(op.deviceTotalNs)},
-                               {QStringLiteral("kernels"), op.kernels}});
+                               {QStringLiteral("kernels"), op.kernels}};
+        // A launching runtime call outside every op (a graph replay): said, its host times 0.
+        if (op.runtimeCall)
+            row.insert(QStringLiteral("kind"), QStringLiteral("runtime_call"));
+        ops.append(row);
+    }
     report.insert(QStringLiteral("ops"), ops);
     if (attribution.linkMethod.isEmpty()) {
         // No primary trace, or one with neither GPU events nor CPU ops: nothing was attributed,
@@ -67,11 +73,12 @@ void addAttributionToReport(QJsonObject &report, const TraceAttribution &attribu
     const QJsonObject byReason{
         {QStringLiteral("no_runtime_event"), seconds(whole.unattributedNs[int(UnattributedReason::NoRuntimeEvent)])},
         {QStringLiteral("graph_replay_without_correlation"),
-         seconds(whole.unattributedNs[int(UnattributedReason::GraphReplayWithoutCorrelation)])},
-        {QStringLiteral("no_enclosing_op"), seconds(whole.unattributedNs[int(UnattributedReason::NoEnclosingOp)])}};
+         seconds(whole.unattributedNs[int(UnattributedReason::GraphReplayWithoutCorrelation)])}};
     report.insert(QStringLiteral("attribution"),
                   QJsonObject{{QStringLiteral("gpu_time_s"), seconds(whole.gpuTimeNs)},
                               {QStringLiteral("attributed_s"), seconds(whole.attributedNs)},
+                              {QStringLiteral("outside_ops_s"), seconds(whole.outsideOpsNs)},
+                              {QStringLiteral("ranges_placed_beside"), attribution.rangesPlacedBeside},
                               {QStringLiteral("unattributed_s"), seconds(unattributedNs)},
                               {QStringLiteral("unattributed_by_reason"), byReason},
                               {QStringLiteral("link_method"), attribution.linkMethod},

@@ -11,9 +11,10 @@ namespace goblin {
 
 /// `ops`: one object per op name (and input shapes where recorded) with `name`, `input_shapes`
 /// (null when not recorded), `calls`, `host_self_s`, `host_total_s`, `device_self_s`,
-/// `device_total_s`, `kernels`; `attribution`: `gpu_time_s`, `attributed_s`, `unattributed_s`,
-/// `unattributed_by_reason` {no_runtime_event, graph_replay_without_correlation,
-/// no_enclosing_op}, `link_method`; `modules`: the nn.Module / record_function tree, each node
+/// `device_total_s`, `kernels`, and `kind: "runtime_call"` for a launching runtime call outside
+/// every op; `attribution`: `gpu_time_s`, `attributed_s`, `outside_ops_s` (of it, launched outside
+/// every op), `ranges_placed_beside`, `unattributed_s`, `unattributed_by_reason`
+/// {no_runtime_event, graph_replay_without_correlation}, `link_method`; `modules`: the nn.Module / record_function tree, each node
 /// `name`, `kind`, `calls`, `host_s`, `device_s`, `children`. Without a trace to attribute: `ops`
 /// empty, `attribution` and `modules` null.
 void addAttributionToReport(QJsonObject &report, const TraceAttribution &attribution);

@@ -85,6 +85,8 @@ QString frameKindName(FrameKind kind)
         return tr("op");
     case FrameKind::GpuEvent:
         return tr("GPU event");
+    case FrameKind::RuntimeCall:
+        return tr("runtime call outside any op");
     }
     return {};
 }
@@ -96,8 +98,6 @@ QString unattributedReasonKey(UnattributedReason reason)
         return QStringLiteral("no_runtime_event");
     case UnattributedReason::GraphReplayWithoutCorrelation:
         return QStringLiteral("graph_replay_without_correlation");
-    case UnattributedReason::NoEnclosingOp:
-        return QStringLiteral("no_enclosing_op");
     }
     return {};
 }
@@ -109,8 +109,6 @@ QString unattributedReasonText(UnattributedReason reason)
         return tr("no runtime call carries its correlation id");
     case UnattributedReason::GraphReplayWithoutCorrelation:
         return tr("replayed by a graph with no launch to follow");
-    case UnattributedReason::NoEnclosingOp:
-        return tr("launched outside every CPU op");
     }
     return {};
 }
@@ -123,6 +121,9 @@ QString attributionSummary(const TraceAttribution &attribution, const Attributio
     QString line = tr("GPU time %1, of which %2 (%3) attributed to ops")
                        .arg(formatDurationNs(gpuNs), formatDurationNs(double(scope.attributedNs)),
                             formatPercent(100.0 * double(scope.attributedNs) / gpuNs));
+    if (scope.outsideOpsNs > 0)
+        line += tr(" (%1 of it to runtime calls outside any op: graph replays, bare launches)")
+                    .arg(formatDurationNs(double(scope.outsideOpsNs)));
     QStringList reasons;
     qint64 unattributedNs = 0;
     for (int r = 0; r < kUnattributedReasonCount; ++r) {

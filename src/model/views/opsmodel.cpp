@@ -135,6 +135,10 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
         return QVariant::fromValue((isNumeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (column == NameColumn || column == ShapesColumn) {
+            if (o.runtimeCall)
+                return tr("%1\na runtime call outside every CPU op (a graph replay or a bare launch): the GPU "
+                          "events it launched are its own; its host times are not recorded")
+                    .arg(o.name);
             if (o.inputShapes)
                 return tr("%1\ninput shapes %2").arg(o.name, *o.inputShapes);
             if (!m_byShapes && m_shapeVariants[std::size_t(index.row())] > 1)
@@ -161,6 +165,8 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
     case NameColumn:
         return o.name;
     case ShapesColumn:
+        if (o.runtimeCall)
+            return display ? QVariant(tr("runtime call outside any op")) : QVariant(QString());
         if (o.inputShapes)
             return *o.inputShapes;
         if (!m_byShapes && m_shapeVariants[std::size_t(index.row())] > 1)

@@ -69,6 +69,9 @@ std::uint8_t *putVarint(std::uint8_t *p, quint64 v)
     return p;
 }
 constexpr size_t kMaxRecordBytes = 1 + 3 * 10;  // a kind byte and three varints
+/// A range that ends this little after the one it began in stays nested in it: µs timestamps
+/// written as decimals round both ends (docs/attribution.md, "Nesting").
+constexpr qint64 kNestingSlackNs = 1000;
 
 quint64 zigzag(qint64 v) { return (quint64(v) << 1) ^ quint64(v >> 63); }
 qint64 unzigzag(quint64 v) { return qint64(v >> 1) ^ -qint64(v & 1); }
@@ -114,7 +117,10 @@ void forEachCpu(const AttributionConsumer::ThreadLog &log, F &&f)
                 begin += unzigzag(getVarint(p, end));
                 if (kind == AttributionConsumer::KindCall) {
                     correlation += unzigzag(getVarint(p, end));
-                    f(AttributionConsumer::CpuRecord{begin, correlation, 0, kind});
+                    quint32 key = quint32(getVarint(p, end));
+                    if (segment.names)
+                        key = (*segment.names)[key];
+                    f(AttributionConsumer::CpuRecord{begin, correlation, key, kind});
                     continue;
                 }
                 const qint64 durNs = qint64(getVarint(p, end));
@@ -304,7 +310,9 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
             return;
         ++m_calls;
         ++m_correlationPages.at(quint64(*ids.correlation) >> kCorrelationPageBits);
-        addCpu(event, KindCall, *beginNs, *ids.correlation, 0);
+        // The call's name: a launch outside every op gets a row of its own (a graph replay's
+        // hipGraphLaunch / cudaGraphLaunch). Few names, so the interner's recent slot answers.
+        addCpu(event, KindCall, *beginNs, *ids.correlation, m_names.id(name));
         return;
     }
     case What::Op:
@@ -418,6 +426,7 @@ void AttributionConsumer::append(ThreadLog &log, const CpuRecord &record)
     if (record.kind == KindCall) {
         p = putVarint(p, zigzag(record.end - log.previousCorrelation));
         log.previousCorrelation = record.end;
+        p = putVarint(p, record.key);
     } else {
         p = putVarint(p, quint64(record.end - record.begin));
         p = putVarint(p, record.key);
@@ -461,11 +470,9 @@ void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
         ThreadLog &to = m_cpu[thread];
         for (Segment &segment : from.segments)
             segment.names = names;
-        CpuRecord first = from.first, last = from.last;
-        if (first.kind != KindCall)
-            first.key = (*names)[first.key];
-        if (last.kind != KindCall)
-            last.key = (*names)[last.key];
+        CpuRecord first = from.first, last = from.last;  // calls too carry a name
+        first.key = (*names)[first.key];
+        last.key = (*names)[last.key];
         if (from.records == 0) {
             // only late records
         } else if (to.records == 0 || !joinBefore(first, to.last)) {
@@ -481,8 +488,7 @@ void AttributionConsumer::absorb(kineto::EventConsumer &laterRange, int)
             forEachCpu(from, [&](const CpuRecord &r) { append(to, r); });
         }
         for (CpuRecord r : from.late) {
-            if (r.kind != KindCall)
-                r.key = (*names)[r.key];
+            r.key = (*names)[r.key];
             to.late.push_back(r);
         }
         from = {};
@@ -668,19 +674,21 @@ FrameKind frameKind(Kind kind)
     case Kind::KindAnnotation: return FrameKind::Annotation;
     case Kind::KindPython: return FrameKind::PythonFunction;
     case Kind::KindModule: return FrameKind::Module;
+    case Kind::KindCall: return FrameKind::RuntimeCall;
     default: return FrameKind::Root;
     }
 }
 
 } // namespace
 
-void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out)
+void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
 {
     TraceAttribution &result = out.attribution;
     result = {};
     if (m_gpuEvents == 0 && m_ops == 0)
         return;
-    result.available = m_ops > 0 && m_calls > 0;
+    // Runtime calls alone are enough: a launch outside every op is a row of its own.
+    result.available = m_calls > 0;
     result.linkMethod = QStringLiteral("time containment of the runtime call on its thread");
     result.shapesRecorded = m_shapes;
 
@@ -783,25 +791,44 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
             }
             stack.pop_back();
         }
-        // Partly overlapping ranges can leave an ended range under an open one: skip those.
+        // The parent is the innermost open range that holds the new one whole. A range that began
+        // inside another and ends after it (beyond the rounding of µs timestamps) is its sibling:
+        // it is skipped here, and it may stay on the stack under the new one after it ended.
+        // A call is a point (its record holds the correlation, not an end).
+        const bool isCall = r.kind == KindCall;
         int top = -1, topOp = -1;
+        bool partial = false;
         for (int i = int(stack.size()) - 1; i >= 0; --i) {
-            if (stack[size_t(i)].end <= r.begin)
+            const Open &o = stack[size_t(i)];
+            if (o.end <= r.begin)
                 continue;
+            if (!isCall && o.end < r.end - kNestingSlackNs) {
+                partial = partial || top < 0;
+                continue;
+            }
             if (top < 0)
                 top = i;
-            if (stack[size_t(i)].kind == KindOp) {
+            if (o.kind == KindOp) {
                 topOp = i;
                 break;
             }
         }
+        if (partial)
+            ++result.rangesPlacedBeside;
         const int step = stepOf(r.begin);
-        if (r.kind == KindCall) {
+        if (isCall) {
             quint32 *slot = siteSlot(r.end);
             if (!slot || *slot)
                 return;  // a correlation met twice: the first call keeps it
-            const quint32 node = top >= 0 ? stack[size_t(top)].node : 0u;
-            const quint32 opNode = topOp >= 0 ? stack[size_t(topOp)].node : kNone;
+            quint32 node = top >= 0 ? stack[size_t(top)].node : 0u;
+            quint32 opNode = topOp >= 0 ? stack[size_t(topOp)].node : kNone;
+            if (opNode == kNone) {
+                // A launch outside every op (a graph replay, a kernel launched from plain python):
+                // the runtime call is the row and the frame its GPU events hang under.
+                node = child(node, KindCall, r.key);
+                opNode = node;
+                forScopes(step, [&](ScopeData &s) { ++s.at(node).calls; });
+            }
             bool inserted = false;
             quint32 &site = siteIds[size_t(step + 1)].at(pair64(node, opNode), &inserted);
             if (inserted) {
@@ -984,11 +1011,10 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         const CallInfo &call = sites[site - 1];
         if (call.step >= 0)
             scopeOut(size_t(call.step) + 1).gpuTimeNs += g.durationNs;
-        if (call.opNode == kNone) {
-            whole.unattributedNs[int(UnattributedReason::NoEnclosingOp)] += g.durationNs;
+        if (nodes[call.opNode].kind == KindCall) {
+            whole.outsideOpsNs += g.durationNs;
             if (call.step >= 0)
-                scopeOut(size_t(call.step) + 1).unattributedNs[int(UnattributedReason::NoEnclosingOp)] += g.durationNs;
-            return;
+                scopeOut(size_t(call.step) + 1).outsideOpsNs += g.durationNs;
         }
         const quint32 opKey = nodes[call.opNode].key;
         forScopes(call.step, [&](ScopeData &s) {
@@ -1016,16 +1042,17 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         s.nodes.resize(nodes.size());
 
         // Operator rows.
-        std::unordered_map<quint32, size_t> rowOf;
-        auto row = [&](quint32 key) -> OpStats & {
-            const auto [it, inserted] = rowOf.try_emplace(key, outScope.ops.size());
+        std::unordered_map<quint64, size_t> rowOf;  // (is a runtime call, key) -> row
+        auto row = [&](quint32 key, bool runtimeCall = false) -> OpStats & {
+            const auto [it, inserted] = rowOf.try_emplace(pair64(runtimeCall, key), outScope.ops.size());
             if (inserted) {
                 OpStats r;
                 const std::string &k = m_names.text(key);
-                const size_t sep = k.find(kKeySeparator);
+                const size_t sep = runtimeCall ? std::string::npos : k.find(kKeySeparator);
                 r.name = qtext(std::string_view(k).substr(0, sep));
                 if (sep != std::string::npos)
                     r.inputShapes = qtext(std::string_view(k).substr(sep + 1));
+                r.runtimeCall = runtimeCall;
                 outScope.ops.push_back(std::move(r));
             }
             return outScope.ops[it->second];
@@ -1033,9 +1060,18 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         std::vector<quint32> seenKeys;
         for (quint32 n = 1; n < nodes.size(); ++n) {
             const NodeAggregate &a = s.nodes[n];
-            if (nodes[n].kind != KindOp || (a.calls == 0 && a.opEvents == 0))
+            const bool runtimeCall = nodes[n].kind == KindCall;
+            if ((nodes[n].kind != KindOp && !runtimeCall) || (a.calls == 0 && a.opEvents == 0) ||
+                (runtimeCall && a.opEvents == 0))  // a call outside ops that launched nothing: no row
                 continue;
-            OpStats &r = row(nodes[n].key);
+            OpStats &r = row(nodes[n].key, runtimeCall);
+            if (runtimeCall) {  // outside every op: no op above it, host time not recorded
+                r.calls += a.calls;
+                r.deviceSelfNs += a.opDeviceNs;
+                r.deviceTotalNs += a.opDeviceNs;
+                r.kernels += a.opEvents;
+                continue;
+            }
             r.calls += a.calls;
             r.hostSelfNs += a.hostSelfNs;
             r.hostTotalNs += a.hostTotalNs;
@@ -1067,7 +1103,7 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         std::vector<char> used(nodes.size(), 0);
         for (quint32 n = 1; n < nodes.size(); ++n) {
             const NodeAggregate &a = s.nodes[n];
-            if (a.calls == 0 && a.launchedNs == 0 && a.opEvents == 0)
+            if ((a.calls == 0 && a.launchedNs == 0 && a.opEvents == 0) || (nodes[n].kind == KindCall && a.opEvents == 0))
                 continue;
             for (quint32 m = n; m != kNone && !used[m]; m = nodes[m].parent)
                 used[m] = 1;
@@ -1186,6 +1222,12 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out
         });
         s = {};
     }
+    if (result.rangesPlacedBeside > 0)
+        out.diagnostics.push_back(
+            {Severity::Info, document.name, 0,
+             QStringLiteral("%1 CPU range(s) overlapped their parent partly (began inside it, ended after it) and "
+                            "were placed beside it, not inside, in the operators, modules and flame graph")
+                 .arg(result.rangesPlacedBeside)});
 }
 
 } // namespace goblin::workbench

@@ -321,8 +321,15 @@ void TestOpsModel::summaryLine()
     QVERIFY2(line.contains(QLatin1String("9.50 ms (95.0 %) attributed")), qPrintable(line));
     QVERIFY2(line.contains(QStringLiteral("unattributed 500 µs (5.0 %)")), qPrintable(line));
     QVERIFY2(line.contains(QStringLiteral("300 µs no runtime call carries its correlation id")), qPrintable(line));
-    QVERIFY2(line.contains(QStringLiteral("200 µs launched outside every CPU op")), qPrintable(line));
-    QVERIFY2(!line.contains(QLatin1String("graph")), qPrintable(line)); // a reason with 0 ns is not listed
+    QVERIFY2(line.contains(QStringLiteral("200 µs replayed by a graph with no launch to follow")), qPrintable(line));
+    QVERIFY2(!line.contains(QLatin1String("outside any op")), qPrintable(line));
+    TraceAttribution b = a;  // a reason with 0 ns is not listed; launches outside ops are said
+    b.wholeTrace.unattributedNs[int(UnattributedReason::GraphReplayWithoutCorrelation)] = 0;
+    b.wholeTrace.attributedNs += 200 * test::kUs;
+    b.wholeTrace.outsideOpsNs = 200 * test::kUs;
+    const QString other = attributionSummary(b, b.wholeTrace);
+    QVERIFY2(!other.contains(QLatin1String("graph with no launch")), qPrintable(other));
+    QVERIFY2(other.contains(QStringLiteral("200 µs of it to runtime calls outside any op")), qPrintable(other));
     AttributionScope empty;
     QCOMPARE(attributionSummary(a, empty), QString());
 }
