@@ -689,7 +689,7 @@ void MainWindow::onLoaded(std::shared_ptr<const RunAnalysis> run)
     // its file alone), listed after it and comparable with it.
     QStringList separate;
     if (QFileInfo(runDir).isDir())
-        for (const SeparateRun &s : run->separateRuns)
+        for (const SeparateRun &s : run->facts.job.separate)
             separate << QDir(runDir).filePath(s.file);
     // A separate run loaded after its folder's run joins the list without taking the view.
     const bool background = m_backgroundLoads.remove(runDir);

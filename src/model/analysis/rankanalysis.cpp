@@ -289,7 +289,10 @@ std::shared_ptr<const RankSet> analyzeRanks(const RunAnalysis &run, Diagnostics 
     const TimelineAnalysis *analysis = kernelSourceTimeline(run);
     if (!analysis)
         return set;
-    const bool chromeTraces = analysis == &run.torchTimeline;
+    // What the ranks are is the job's (runfacts: decided once); a run built without its facts
+    // (tests) falls back to the timeline the kernels come from.
+    const bool chromeTraces = run.facts.job.members == JobMembers::None ? analysis == &run.torchTimeline
+                                                                        : run.facts.job.members == JobMembers::ChromeTraces;
     const GpuTimeline &timeline = chromeTraces ? run.torch.timeline : run.kernels.timeline;
     set->kind = chromeTraces ? QStringLiteral("chrome traces") : QStringLiteral("processes");
 

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 
 #include <algorithm>
+#include <limits>
 
 namespace goblin {
 
@@ -172,6 +173,129 @@ RankGrouping groupRanks(const std::vector<RankCandidate> &traces)
             why = QStringLiteral("not a rank of the same job as %1").arg(traces[run.front()].file);
         out.separateTraces.push_back(i);
         out.separate.push_back({t.file, why, t.rank, deviceModels(t).join(QStringLiteral(", "))});
+    }
+    return out;
+}
+
+namespace {
+
+/// How many names two sorted name lists share.
+std::size_t sharedNames(const std::vector<std::string> &a, const std::vector<std::string> &b)
+{
+    std::size_t shared = 0;
+    for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+        const int c = i->compare(*j);
+        if (c == 0) {
+            ++shared;
+            ++i;
+            ++j;
+        } else if (c < 0) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+    return shared;
+}
+
+QString durationWords(qint64 ns)
+{
+    const double s = double(ns) / 1e9;
+    if (s >= 2 * 3600.0)
+        return QStringLiteral("%1 h").arg(s / 3600.0, 0, 'f', 1);
+    if (s >= 120.0)
+        return QStringLiteral("%1 min").arg(s / 60.0, 0, 'f', 1);
+    return QStringLiteral("%1 s").arg(s, 0, 'f', 2);
+}
+
+/// Why two kernel-trace files are not ranks of one job, or an empty string.
+QString kernelFileConflict(const KernelFileCandidate &t, const KernelFileCandidate &m)
+{
+    const std::size_t fewer = std::min(t.names.size(), m.names.size());
+    const std::size_t shared = sharedNames(t.names, m.names);
+    if (2 * shared < fewer)
+        return QStringLiteral("another program: %1 of its %2 kernel names are among the %3 of %4")
+            .arg(shared)
+            .arg(t.names.size())
+            .arg(m.names.size())
+            .arg(m.file);
+    const qint64 gapNs = std::max(t.firstNs, m.firstNs) - std::min(t.lastNs, m.lastNs);
+    const qint64 longerNs = std::max(t.lastNs - t.firstNs, m.lastNs - m.firstNs);
+    if (gapNs > std::max<qint64>(1'000'000'000, longerNs / 10))
+        return QStringLiteral("captured at another time: %1 %2 %3 (the ranks of one job run together)")
+            .arg(durationWords(gapNs), t.firstNs > m.firstNs ? QStringLiteral("after") : QStringLiteral("before"),
+                 m.file);
+    return {};
+}
+
+} // namespace
+
+std::vector<KernelFileCandidate> kernelFileCandidates(const GpuTimeline &timeline)
+{
+    std::vector<KernelFileCandidate> out;
+    for (const GpuTimelineFile &f : timeline.files) {
+        KernelFileCandidate c;
+        c.file = f.file;
+        c.firstNs = std::numeric_limits<qint64>::max();
+        c.lastNs = std::numeric_limits<qint64>::min();
+        std::vector<char> used(f.names.size(), 0);
+        for (const GpuDeviceTimeline &dev : f.devices)
+            for (const GpuEvent &e : dev.events) {
+                if (e.kind != GpuEventKind::Kernel || e.nameId >= f.names.size())
+                    continue;
+                used[e.nameId] = 1;
+                ++c.kernels;
+                c.firstNs = std::min(c.firstNs, e.startNs);
+                c.lastNs = std::max(c.lastNs, e.endNs);
+            }
+        if (c.kernels == 0)
+            continue;
+        for (std::size_t i = 0; i < used.size(); ++i)
+            if (used[i] && !f.names[i].empty())
+                c.names.push_back(f.names[i]);
+        std::sort(c.names.begin(), c.names.end());
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+RankGrouping groupKernelFiles(const std::vector<KernelFileCandidate> &files)
+{
+    RankGrouping out;
+    if (files.empty())
+        return out;
+    const auto conflictWithGroup = [&](std::size_t i, const std::vector<std::size_t> &group) {
+        for (std::size_t j : group)
+            if (j != i)
+                if (QString why = kernelFileConflict(files[i], files[j]); !why.isEmpty())
+                    return why;
+        return QString();
+    };
+    std::vector<std::vector<std::size_t>> groups;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        bool placed = false;
+        for (auto &g : groups)
+            if (conflictWithGroup(i, g).isEmpty()) {
+                g.push_back(i);
+                placed = true;
+                break;
+            }
+        if (!placed)
+            groups.push_back({i});
+    }
+    std::size_t runGroup = 0;
+    for (std::size_t k = 1; k < groups.size(); ++k)
+        if (groups[k].size() > groups[runGroup].size())
+            runGroup = k;
+    out.runTraces = groups[runGroup];
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (std::find(out.runTraces.begin(), out.runTraces.end(), i) != out.runTraces.end())
+            continue;
+        QString why = conflictWithGroup(i, out.runTraces);
+        if (why.isEmpty())
+            why = QStringLiteral("not a rank of the same job as %1").arg(files[out.runTraces.front()].file);
+        out.separateTraces.push_back(i);
+        out.separate.push_back({files[i].file, why, std::nullopt, QString()});
     }
     return out;
 }

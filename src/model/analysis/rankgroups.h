@@ -40,4 +40,26 @@ std::vector<RankCandidate> rankCandidates(const std::vector<GpuTimelineFile> &fi
 /// torch_profile.json or torch_profile.json.gz in the folder itself anchors the run.
 RankGrouping groupRanks(const std::vector<RankCandidate> &traces);
 
+/// What the grouping needs of one kernel-trace file (a rocprofv3 per-process CSV, a rocpd or rpd
+/// database, a rocprofv3 JSON, an Nsight Systems export): these state no job, so the program it
+/// ran (its kernel names) and when it ran (its span on the trace clock) tell.
+struct KernelFileCandidate {
+    QString file;                    ///< relative path, as GpuTimelineFile::file
+    std::vector<std::string> names;  ///< the distinct names of its kernels, sorted
+    qint64 firstNs = 0;              ///< its first kernel's start, on the trace clock
+    qint64 lastNs = 0;               ///< its last kernel's end
+    quint64 kernels = 0;
+};
+
+/// One candidate per file of a kernel timeline that holds kernels, in file order.
+std::vector<KernelFileCandidate> kernelFileCandidates(const GpuTimeline &timeline);
+
+/// Groups kernel-trace files into jobs. Two files are ranks of one job when they ran the same
+/// program (at least half the kernel names of the one with fewer are among the other's) at the
+/// same time (their spans overlap, or the gap between them is at most a second or a tenth of the
+/// longer span, whichever is more: processes of one job run together). The run is the largest group (ties:
+/// the first file's); every other file is a separate run. `runTraces` / `separateTraces` index
+/// `files`.
+RankGrouping groupKernelFiles(const std::vector<KernelFileCandidate> &files);
+
 } // namespace goblin

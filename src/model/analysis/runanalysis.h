@@ -14,7 +14,7 @@ void analyzeRun(RunAnalysis &run);
 /// Loads a run: a folder, a file alone (as if it were the only file of its folder), or some
 /// files of a folder (RunSource). The inputs come from one run inventory (io/runinventory.h) and
 /// are parsed concurrently (one thread per file kind), then analysed; chrome traces that are not
-/// ranks of one job are left out as separate runs (RunAnalysis::separateRuns). Fails when the
+/// ranks of one job are left out as separate runs (RunAnalysis::facts.job.separate). Fails when the
 /// path is missing or unreadable, and when nothing in it is readable (no kernel row, no trace
 /// event, no telemetry sample: an empty folder, random bytes, a file that is no input), with a
 /// message naming the path and why. Broken files beside readable ones are diagnostics.

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace goblin {
@@ -88,9 +89,20 @@ QString runNameOf(const RunInventory &inventory, const RunSource &source)
                              : QStringLiteral("%1: %2").arg(folderName, files.join(QStringLiteral(", ")));
 }
 
+/// The diagnostic that names a separate run.
+Diagnostic separateRunNote(const SeparateRun &s)
+{
+    return {Severity::Info, s.file, 0,
+            QStringLiteral("not a rank of this run: %1. Left out of its timeline, ranks and budget; it opens as a "
+                           "run of its own")
+                .arg(s.reason)};
+}
+
 /// Leaves out the chrome traces that are not ranks of the run (rankgroups.h): each becomes a
-/// separate run, named in a diagnostic. Runs on the torch thread, before its timeline is measured.
-void separateUnrelatedTraces(RunAnalysis &run, const RunInventory &inventory, const ProgressCallback &progress)
+/// separate run, named in a diagnostic. Runs on the torch thread, before its timeline is measured;
+/// writes only run.torch and `job`.
+void separateUnrelatedTraces(RunAnalysis &run, JobFacts &job, const RunInventory &inventory,
+                             const ProgressCallback &progress)
 {
     const std::vector<RankCandidate> candidates = rankCandidates(run.torch.timeline.files);
     if (candidates.size() < 2)
@@ -136,12 +148,73 @@ void separateUnrelatedTraces(RunAnalysis &run, const RunInventory &inventory, co
                     diags.end());
     }
     for (const SeparateRun &s : grouping.separate)
-        run.torch.diagnostics.push_back(
-            {Severity::Info, s.file, 0,
-             QStringLiteral("not a rank of this run: %1. Left out of its timeline, ranks and budget; it opens as a "
-                            "run of its own")
-                 .arg(s.reason)});
-    run.separateRuns = grouping.separate;
+        run.torch.diagnostics.push_back(separateRunNote(s));
+    job.separate = grouping.separate;
+    job.source = QStringLiteral("%1 of %2 chrome traces agree on what they state (ranks, world size, process group, "
+                                "device model, phase); the others are separate runs")
+                     .arg(runFiles.size())
+                     .arg(candidates.size());
+}
+
+/// The files a restricted reading keeps: every file of `inventory` but the separate kernel-trace
+/// files and, for rocprofv3's per-process files (`<dir>/<pid>_kernel_trace.csv`), the API traces of
+/// the same process (`<dir>/<pid>_…`).
+QStringList filesWithout(const RunInventory &inventory, const std::vector<SeparateRun> &separate)
+{
+    QStringList prefixes;
+    for (const SeparateRun &s : separate) {
+        const qsizetype slash = s.file.lastIndexOf(QLatin1Char('/'));
+        const QString name = s.file.mid(slash + 1);
+        const qsizetype underscore = name.indexOf(QLatin1Char('_'));
+        bool pid = false;
+        if (underscore > 0)
+            name.left(underscore).toLongLong(&pid);
+        if (pid)
+            prefixes << s.file.left(slash + 1) + name.left(underscore + 1);
+    }
+    QStringList kept;
+    for (const InputRow &row : inventory.rows()) {
+        const bool isSeparate = std::any_of(separate.begin(), separate.end(),
+                                            [&](const SeparateRun &s) { return s.file == row.relativePath; });
+        const bool sameProcess = std::any_of(prefixes.begin(), prefixes.end(),
+                                             [&](const QString &p) { return row.relativePath.startsWith(p); });
+        if (!isSeparate && !sameProcess)
+            kept << row.relativePath;
+    }
+    return kept;
+}
+
+/// Leaves out the kernel-trace files that are not ranks of the run's job (groupKernelFiles): the
+/// kernel traces are read again without them (the reference's reading kept: it reads its own
+/// file), and they become separate runs. Returns the inventory without them, when any was left out:
+/// the API traces are read from it.
+std::optional<RunInventory> separateUnrelatedKernelFiles(RunAnalysis &run, JobFacts &job, const RunInventory &inventory,
+                                          const QString &stepPattern, const ProgressCallback &progress)
+{
+    const std::vector<KernelFileCandidate> candidates = kernelFileCandidates(run.kernels.timeline);
+    if (candidates.size() < 2)
+        return std::nullopt;
+    const RankGrouping grouping = groupKernelFiles(candidates);
+    job.source = QStringLiteral("%1 of %2 kernel-trace files ran the same program (kernel names) at the same time")
+                     .arg(grouping.runTraces.size())
+                     .arg(candidates.size());
+    if (grouping.separate.empty())
+        return std::nullopt;
+    RunInventory restricted =
+        RunInventory::scan(RunSource{inventory.folder(), filesWithout(inventory, grouping.separate), stepPattern});
+    KernelTrace again = parseKernelTraces(restricted, progress);
+    if (again.cancelled) {
+        run.kernels.cancelled = true;
+        return restricted;
+    }
+    again.reference = std::move(run.kernels.reference);
+    again.referenceFileFound = run.kernels.referenceFileFound;
+    again.referenceFileEmpty = run.kernels.referenceFileEmpty;
+    run.kernels = std::move(again);
+    for (const SeparateRun &s : grouping.separate)
+        run.kernels.diagnostics.push_back(separateRunNote(s));
+    job.separate = grouping.separate;
+    return restricted;
 }
 
 /// Did the workbench read anything at all: a kernel row, a trace event or a metadata value, a
@@ -290,24 +363,32 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
     // this one, so both cores are busy on a 2-core machine.
     // Each timeline is measured on the thread that parsed it, while the other still parses: a
     // million-kernel sweep then costs no wall time of its own.
+    // The job is decided here, per side, before either timeline is measured: the chrome traces on
+    // the torch thread, the kernel-trace files on this one; each writes only its own JobFacts.
+    JobFacts torchJob, kernelJob;
     std::thread torchThread([&] {
         const ProgressCallback torchProgress = aggregator.forPart(1, QStringLiteral("Parsing the torch trace"));
         run->torch = parseTorchTrace(inventory, torchProgress);
         if (!aggregator.cancelled() && !run->torch.cancelled)
-            separateUnrelatedTraces(*run, inventory, torchProgress);
+            separateUnrelatedTraces(*run, torchJob, inventory, torchProgress);
         if (!aggregator.cancelled() && !run->torch.cancelled) {
             run->torchTimeline = analyzeTimeline(run->torch.timeline);
             run->torchTimelineMeasured = true;
         }
     });
-    run->kernels = parseKernelTraces(inventory, aggregator.forPart(0, QStringLiteral("Parsing the kernel trace")));
+    const ProgressCallback kernelProgress = aggregator.forPart(0, QStringLiteral("Parsing the kernel trace"));
+    run->kernels = parseKernelTraces(inventory, kernelProgress);
+    std::optional<RunInventory> withoutSeparate;
+    if (!aggregator.cancelled() && !run->kernels.cancelled)
+        withoutSeparate = separateUnrelatedKernelFiles(*run, kernelJob, inventory, source.stepPattern, kernelProgress);
+    const RunInventory &apiInventory = withoutSeparate ? *withoutSeparate : inventory;
     if (!aggregator.cancelled())
         run->smi = parseAmdSmi(inventory, aggregator.forPart(2, QStringLiteral("Parsing GPU telemetry")));
     // rocprofv3's roctx ranges and HIP calls give the kernel trace steps and host activity; before
     // its timeline is measured, so that the measurement uses them.
-    if (!aggregator.cancelled() && !inventory.apiTraces().empty()) {
-        const ApiTraces api =
-            parseApiTraces(inventory, source.stepPattern, aggregator.forPart(3, QStringLiteral("Parsing API traces")));
+    if (!aggregator.cancelled() && !apiInventory.apiTraces().empty()) {
+        const ApiTraces api = parseApiTraces(apiInventory, source.stepPattern,
+                                             aggregator.forPart(3, QStringLiteral("Parsing API traces")));
         run->kernels.diagnostics.insert(run->kernels.diagnostics.end(), api.diagnostics.begin(),
                                         api.diagnostics.end());
         applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
@@ -324,6 +405,18 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
         run->kernelTimelineMeasured = true;
     }
     torchThread.join();
+    // One decision for the run: the side whose files were grouped; both sides' separate runs open.
+    {
+        JobFacts &job = run->facts.job;
+        std::vector<SeparateRun> separate = torchJob.separate;
+        separate.insert(separate.end(), kernelJob.separate.begin(), kernelJob.separate.end());
+        QStringList sources;
+        for (const JobFacts *side : {&torchJob, &kernelJob})
+            if (!side->source.isEmpty())
+                sources << side->source;
+        job.source = sources.join(QStringLiteral("; "));
+        job.separate = std::move(separate);
+    }
 
     if (aggregator.cancelled() || run->kernels.cancelled || run->torch.cancelled || run->smi.cancelled) {
         result.outcome = LoadOutcome::Cancelled;

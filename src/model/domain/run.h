@@ -82,14 +82,6 @@ struct RunMetrics {
     WasteBudget wasteBudget;
 };
 
-/// A trace of the folder that is not a rank of the run: it opens as a run of its own.
-struct SeparateRun {
-    QString file;              ///< relative to the run folder, as diagnostics name it
-    QString reason;            ///< why it is no rank of the run, in plain words ("world size 128 vs 8")
-    std::optional<int> rank;   ///< the rank it states
-    QString device;            ///< its device model, when its deviceProperties name one
-};
-
 /// One loaded run folder. Immutable once built; shared between the GUI thread and exporters.
 struct RunAnalysis {
     QString runDir;           ///< absolute path
@@ -118,9 +110,6 @@ struct RunAnalysis {
     /// The ops and modules behind the generic GEMMs, fp16/fp32 GEMMs and collectives (the advice
     /// names them), from the torch trace's attribution.
     RunCulprits culprits;
-    /// Chrome traces of the folder that are not ranks of this run (rankgroups.h): left out of its
-    /// timeline, ranks and budget; each opens as a run of its own.
-    std::vector<SeparateRun> separateRuns;
     /// The job, the devices, the program and the step plan, decided once (analysis/decidefacts.h).
     RunFacts facts;
 

@@ -69,6 +69,18 @@ void addRanksToReport(QJsonObject &report, const RunAnalysis &run, const Derived
         });
     }
     report.insert(QStringLiteral("ranks"), ranks);
+    // The job the ranks belong to, as the run's facts decided it once (domain/jobfacts.h).
+    const JobFacts &job = run.facts.job;
+    const QString members = job.members == JobMembers::ChromeTraces ? QStringLiteral("chrome_traces")
+                            : job.members == JobMembers::Processes  ? QStringLiteral("processes")
+                                                                    : QStringLiteral("none");
+    report.insert(QStringLiteral("job"),
+                  QJsonObject{{QStringLiteral("state"), valueStateName(job.state)},
+                              {QStringLiteral("source"), job.source},
+                              {QStringLiteral("members"), members},
+                              {QStringLiteral("ranks"), job.ranks},
+                              {QStringLiteral("files"), QJsonArray::fromStringList(job.files)},
+                              {QStringLiteral("separate_runs"), qint64(job.separate.size())}});
     if (!spread) {
         report.insert(QStringLiteral("rank_spread"), QJsonValue(QJsonValue::Null));
         return;

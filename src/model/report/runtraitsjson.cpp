@@ -33,7 +33,7 @@ void addRunTraitsToReport(QJsonObject &report, const RunTraitsAnalysis &traits)
 void addSeparateRunsToReport(QJsonObject &report, const RunAnalysis &run)
 {
     QJsonArray separate;
-    for (const SeparateRun &s : run.separateRuns) {
+    for (const SeparateRun &s : run.facts.job.separate) {
         QJsonObject o{{QStringLiteral("file"), s.file}, {QStringLiteral("reason"), s.reason}};
         if (s.rank)
             o.insert(QStringLiteral("rank"), *s.rank);

@@ -4,11 +4,13 @@
 // with the reason in plain words. Literal inputs, and once through the loader.
 
 #include "rankgroups.h"
+#include "ranks.h"
 #include "runtraitsjson.h"
 #include "runanalysis.h"
 #include "testsupport.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -18,6 +20,7 @@
 using namespace goblin;
 
 Q_DECLARE_METATYPE(std::vector<goblin::RankCandidate>)
+Q_DECLARE_METATYPE(std::vector<goblin::KernelFileCandidate>)
 
 namespace {
 
@@ -41,6 +44,57 @@ RankCandidate job(RankCandidate c, int worldSize, const QString &device = QStrin
     if (!device.isEmpty())
         c.identity.deviceNames = QStringList{device, device};
     return c;
+}
+
+constexpr qint64 kS = 1'000'000'000;
+
+/// A kernel-trace file that ran `names` from `firstS` for `spanS` seconds.
+KernelFileCandidate kernelFile(const QString &file, std::vector<std::string> names, double firstS, double spanS)
+{
+    KernelFileCandidate c;
+    c.file = file;
+    std::sort(names.begin(), names.end());
+    c.names = std::move(names);
+    c.firstNs = qint64(firstS * double(kS));
+    c.lastNs = c.firstNs + qint64(spanS * double(kS));
+    c.kernels = 100;
+    return c;
+}
+
+/// rocprofv3's 22-column kernel trace of one process: `kernels` dispatches of `names` in turn,
+/// 10 µs each, 20 µs apart, from `firstNs`.
+QByteArray rocprofKernelCsv(const QStringList &names, qint64 firstNs, int kernels)
+{
+    QByteArray out = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\","
+                     "\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\","
+                     "\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\","
+                     "\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+    for (int i = 0; i < kernels; ++i) {
+        const qint64 start = firstNs + qint64(i) * 20'000;
+        out += QStringLiteral("\"KERNEL_DISPATCH\",\"Agent 2\",1,0,100,%1,%2,\"%3\",%1,%4,%5,0,0,24,0,96,256,1,1,1024,1,1\n")
+                   .arg(i + 1)
+                   .arg(i % names.size())
+                   .arg(names[i % names.size()])
+                   .arg(start)
+                   .arg(start + 10'000)
+                   .toUtf8();
+    }
+    return out;
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QStringList separateFiles(const RunAnalysis &run)
+{
+    QStringList out;
+    for (const SeparateRun &s : run.facts.job.separate)
+        out << s.file;
+    return out;
 }
 
 RankCandidate training(RankCandidate c)
@@ -202,10 +256,10 @@ private slots:
         for (const GpuTimelineFile &f : run.torch.timeline.files)
             files << f.file;
         QCOMPARE(files, (QStringList{"b/rank-0.json.gz", "b/rank-1.json.gz"}));
-        QCOMPARE(run.separateRuns.size(), std::size_t(1));
-        QCOMPARE(run.separateRuns[0].file, QStringLiteral("a/rank-0.json.gz"));
+        QCOMPARE(run.facts.job.separate.size(), std::size_t(1));
+        QCOMPARE(run.facts.job.separate[0].file, QStringLiteral("a/rank-0.json.gz"));
         // The device model differs, and so does the world size (1 vs 4): the first difference is named.
-        QVERIFY2(run.separateRuns[0].reason.startsWith(QStringLiteral("device Tesla V100")), qPrintable(run.separateRuns[0].reason));
+        QVERIFY2(run.facts.job.separate[0].reason.startsWith(QStringLiteral("device Tesla V100")), qPrintable(run.facts.job.separate[0].reason));
         bool named = false;
         for (const Diagnostic &d : run.diagnostics)
             named = named || (d.file == QStringLiteral("a/rank-0.json.gz") && d.message.startsWith(QStringLiteral("not a rank of this run")));
@@ -216,13 +270,138 @@ private slots:
         QCOMPARE(run.torch.workbench.stepTimeSeconds, ranks.run->torch.workbench.stepTimeSeconds);
         QCOMPARE(run.torch.workbench.hostBusyFraction, ranks.run->torch.workbench.hostBusyFraction);
         QCOMPARE(run.workbench.stepTimeS, ranks.run->workbench.stepTimeS);
-        QVERIFY(ranks.run->separateRuns.empty());
+        QVERIFY(ranks.run->facts.job.separate.empty());
 
         // The separate trace opened alone is a run of its own.
         const LoadResult alone = loadRun(dir.filePath(QStringLiteral("a/rank-0.json.gz")));
         QVERIFY2(alone.run, qPrintable(alone.error));
         QCOMPARE(alone.run->torch.timeline.files.size(), std::size_t(1));
         QCOMPARE(alone.run->runDir, dir.filePath(QStringLiteral("a/rank-0.json.gz")));
+    }
+
+    void kernelFiles_data()
+    {
+        QTest::addColumn<std::vector<KernelFileCandidate>>("files");
+        QTest::addColumn<QStringList>("run");
+        QTest::addColumn<QStringList>("separate");  // "file: reason" (the reason's start)
+
+        const std::vector<std::string> train{"Cijk_Alik_Bljk_BBS", "ncclDevKernel_Generic", "vectorized_elementwise_kernel"};
+        QTest::newRow("true ranks: one program, one time")
+            << std::vector{kernelFile("node01/100_kernel_trace.csv", train, 1000.0, 60.0),
+                           kernelFile("node01/101_kernel_trace.csv", train, 1000.2, 60.1),
+                           kernelFile("node02/200_kernel_trace.csv", train, 999.9, 59.8)}
+            << QStringList{"node01/100_kernel_trace.csv", "node01/101_kernel_trace.csv", "node02/200_kernel_trace.csv"}
+            << QStringList{};
+        QTest::newRow("a rank that ran a few kernels more is still a rank")
+            << std::vector{kernelFile("a/1_kernel_trace.csv", train, 10.0, 5.0),
+                           kernelFile("a/2_kernel_trace.csv", {"Cijk_Alik_Bljk_BBS", "ncclDevKernel_Generic",
+                                                               "vectorized_elementwise_kernel", "fill", "copy"},
+                                      10.0, 5.0)}
+            << QStringList{"a/1_kernel_trace.csv", "a/2_kernel_trace.csv"} << QStringList{};
+        // Measured: a llama.cpp prefill and decode captured 70 hours apart were averaged as ranks.
+        const std::vector<std::string> llama{"mul_mat_q4_K", "flash_attn_ext_f16", "rms_norm_f32", "rope_f32"};
+        QTest::newRow("rocprofv3 captures of one program 70 h apart: two runs")
+            << std::vector{kernelFile("prefill/4242_kernel_trace.csv", llama, 1000.0, 12.0),
+                           kernelFile("decode/5151_kernel_trace.csv", llama, 1000.0 + 70 * 3600.0, 30.0)}
+            << QStringList{"prefill/4242_kernel_trace.csv"}
+            << QStringList{"decode/5151_kernel_trace.csv: captured at another time: 70.0 h after prefill/4242_kernel_trace.csv"};
+        // Measured: two Nsight exports of two CUDA programs on two GPU models were ranks with a straggler.
+        QTest::newRow("two Nsight exports of two programs: two runs (session clocks overlap)")
+            << std::vector{kernelFile("vectorAdd.sqlite", {"vectorAdd"}, 0.5, 0.2),
+                           kernelFile("matrixMul.sqlite", {"MatrixMulCUDA<32>"}, 0.4, 0.9)}
+            << QStringList{"vectorAdd.sqlite"}
+            << QStringList{"matrixMul.sqlite: another program: 0 of its 1 kernel names are among the 1 of vectorAdd.sqlite"};
+        QTest::newRow("processes starting one after another within a second are one job")
+            << std::vector{kernelFile("1_kernel_trace.csv", train, 100.0, 0.3),
+                           kernelFile("2_kernel_trace.csv", train, 100.9, 0.3)}
+            << QStringList{"1_kernel_trace.csv", "2_kernel_trace.csv"} << QStringList{};
+        QTest::newRow("the larger group is the run")
+            << std::vector{kernelFile("x.db", {"other"}, 5.0, 1.0), kernelFile("r0.db", train, 5.0, 1.0),
+                           kernelFile("r1.db", train, 5.0, 1.0)}
+            << QStringList{"r0.db", "r1.db"} << QStringList{"x.db: another program"};
+    }
+
+    void kernelFiles()
+    {
+        QFETCH(std::vector<KernelFileCandidate>, files);
+        QFETCH(QStringList, run);
+        QFETCH(QStringList, separate);
+        const RankGrouping g = groupKernelFiles(files);
+        QStringList gotRun;
+        for (std::size_t i : g.runTraces)
+            gotRun << files[i].file;
+        QCOMPARE(gotRun, run);
+        QCOMPARE(int(g.separate.size()), int(separate.size()));
+        for (int i = 0; i < separate.size(); ++i) {
+            const QString got = g.separate[std::size_t(i)].file + QStringLiteral(": ") + g.separate[std::size_t(i)].reason;
+            QVERIFY2(got.startsWith(separate[i]), qPrintable(got));
+        }
+    }
+
+    void kernelFilesThroughTheLoader()
+    {
+        // Per-process rocprofv3 CSVs through loadRun(): two ranks of one job, and a capture of the
+        // same program 70 h later with its HIP API trace beside it. The late capture is a separate
+        // run (named, not averaged as a rank), its API trace is not read into the run, and the job
+        // has two ranks.
+        QTemporaryDir dir;
+        const QStringList names{QStringLiteral("mul_mat_q4_K"), QStringLiteral("rms_norm_f32"),
+                                QStringLiteral("rope_f32")};
+        const qint64 t0 = 2'745'731'104'856'364;
+        const qint64 later = t0 + 70LL * 3600 * kS;
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("host/100_kernel_trace.csv")), rocprofKernelCsv(names, t0, 300)));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("host/101_kernel_trace.csv")),
+                          rocprofKernelCsv(names, t0 + 5'000, 300)));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("host/900_kernel_trace.csv")), rocprofKernelCsv(names, later, 200)));
+        const LoadResult folder = loadRun(dir.path());
+        QVERIFY2(folder.run, qPrintable(folder.error));
+        const RunAnalysis &run = *folder.run;
+        QCOMPARE(separateFiles(run), QStringList{QStringLiteral("host/900_kernel_trace.csv")});
+        QVERIFY2(run.facts.job.separate[0].reason.startsWith(QStringLiteral("captured at another time: 70.0 h after")),
+                 qPrintable(run.facts.job.separate[0].reason));
+        QCOMPARE(run.facts.job.members, JobMembers::Processes);
+        QCOMPARE(run.facts.job.ranks, 2);
+        QCOMPARE(run.facts.job.state, ValueState::Estimated);
+        QCOMPARE(run.facts.job.files,
+                 (QStringList{QStringLiteral("host/100_kernel_trace.csv"), QStringLiteral("host/101_kernel_trace.csv")}));
+        // The run's kernels are its two ranks' only: 600 dispatches, not 800.
+        QCOMPARE(run.kernels.workbench.rowsUsed, qint64(600));
+        QVERIFY(run.workbench.ranks);
+        QCOMPARE(int(run.workbench.ranks->ranks.size()), 2);
+        bool named = false;
+        for (const Diagnostic &d : run.diagnostics)
+            named = named || (d.file == QStringLiteral("host/900_kernel_trace.csv")
+                              && d.message.startsWith(QStringLiteral("not a rank of this run")));
+        QVERIFY(named);
+
+        // Two ranks alone: one job, nothing separate, the same kernels.
+        const LoadResult ranks = loadRun(RunSource{dir.path(), {"host/100_kernel_trace.csv", "host/101_kernel_trace.csv"}, {}});
+        QVERIFY2(ranks.run, qPrintable(ranks.error));
+        QVERIFY(ranks.run->facts.job.separate.empty());
+        QCOMPARE(ranks.run->facts.job.ranks, 2);
+        QCOMPARE(ranks.run->kernels.workbench.rowsUsed, qint64(600));
+    }
+
+    void nsysExportsOfTwoProgramsThroughTheLoader()
+    {
+        // Two Nsight Systems exports of two CUDA programs on two GPU models (A100 80 GB, A100 40 GB),
+        // their session clocks overlapping: the second is a separate run, not a rank with a straggler.
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(test::dataPath(QStringLiteral("nsys/generated-2gpu.sqlite")),
+                            dir.filePath(QStringLiteral("a-generated.sqlite"))));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("b-saxpy.sqlite")),
+                          test::readGunzipped(test::dataPath(QStringLiteral("nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite.gz")))));
+        const LoadResult folder = loadRun(dir.path());
+        QVERIFY2(folder.run, qPrintable(folder.error));
+        const RunAnalysis &run = *folder.run;
+        QCOMPARE(separateFiles(run), QStringList{QStringLiteral("b-saxpy.sqlite")});
+        QVERIFY2(run.facts.job.separate[0].reason.startsWith(QStringLiteral("another program")),
+                 qPrintable(run.facts.job.separate[0].reason));
+        QCOMPARE(run.facts.job.files, QStringList{QStringLiteral("a-generated.sqlite")});
+        // The rank set holds the generated export's processes only.
+        QVERIFY(run.workbench.ranks);
+        for (const RankInputs &r : run.workbench.ranks->ranks)
+            QCOMPARE(r.file, QStringLiteral("a-generated.sqlite"));
     }
 
     void reportKey()
@@ -233,9 +412,9 @@ private slots:
         QVERIFY(report.value(QStringLiteral("separate_runs")).isArray());
         QVERIFY(report.value(QStringLiteral("separate_runs")).toArray().isEmpty());
 
-        run.separateRuns.push_back({QStringLiteral("b.json"), QStringLiteral("world size 128 vs 8"), 1,
+        run.facts.job.separate.push_back({QStringLiteral("b.json"), QStringLiteral("world size 128 vs 8"), 1,
                                     QStringLiteral("AMD Instinct MI300X")});
-        run.separateRuns.push_back({QStringLiteral("c.json"), QStringLiteral("no rank information"), std::nullopt, {}});
+        run.facts.job.separate.push_back({QStringLiteral("c.json"), QStringLiteral("no rank information"), std::nullopt, {}});
         addSeparateRunsToReport(report, run);
         const QJsonArray list = report.value(QStringLiteral("separate_runs")).toArray();
         QCOMPARE(list.size(), 2);

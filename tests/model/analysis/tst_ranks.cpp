@@ -357,9 +357,9 @@ void TestRanks::rankStatedTwice()
     const auto run = load(dir.path());
     QVERIFY(run);
     QVERIFY(!run->workbench.ranks || run->workbench.ranks->ranks.size() == 1);
-    QCOMPARE(run->separateRuns.size(), std::size_t(1));
-    QCOMPARE(run->separateRuns[0].file, QStringLiteral("rank-5.json"));
-    QVERIFY2(run->separateRuns[0].reason.contains(QStringLiteral("rank 0 again")), qPrintable(run->separateRuns[0].reason));
+    QCOMPARE(run->facts.job.separate.size(), std::size_t(1));
+    QCOMPARE(run->facts.job.separate[0].file, QStringLiteral("rank-5.json"));
+    QVERIFY2(run->facts.job.separate[0].reason.contains(QStringLiteral("rank 0 again")), qPrintable(run->facts.job.separate[0].reason));
     QCOMPARE(run->torch.timeline.files.size(), std::size_t(1));
     QCOMPARE(run->torch.timeline.files[0].file, QStringLiteral("rank-0.json.gz"));
 }
