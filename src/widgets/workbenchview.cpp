@@ -65,6 +65,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_budgetChart(new BudgetChartView(this))
     , m_verdict(new QLabel(this))
     , m_topAdvice(new QLabel(this))
+    , m_scope(new QLabel(this))
     , m_budgetTable(makeTable(this))
     , m_budgetLegend(new QLabel(this))
     , m_telemetryPlot(new TelemetryPlot(this))
@@ -244,10 +245,17 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     addAnalysisView(m_sweep, tr("Sweep"));
     addAnalysisView(m_telemetryTable, tr("Telemetry"));
     addAnalysisView(m_diagnosticsTable, tr("Diagnostics"));
+    m_scopeOf = {{m_overviewSplitter, ViewScope::Overview}, {m_kernelPage, ViewScope::Kernels},
+                 {m_operators, ViewScope::Operators},       {m_flameGraph, ViewScope::FlameGraph},
+                 {m_modules, ViewScope::Modules},           {m_timeline, ViewScope::Timeline},
+                 {m_pages->widget(RanksPage), ViewScope::Ranks}, {m_advice, ViewScope::Advice},
+                 {m_sweep, ViewScope::Sweep},               {m_telemetryTable, ViewScope::Telemetry},
+                 {m_diagnosticsTable, ViewScope::Diagnostics}};
     connect(m_viewList, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row < 0)
             return;
         m_pages->setCurrentIndex(row);
+        updateScope();
         emit currentViewChanged(row);
     });
     m_viewList->setCurrentRow(OverviewPage);
@@ -261,6 +269,13 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     headerLayout->addWidget(m_steps);
     headerLayout->addWidget(m_verdict);
     headerLayout->addWidget(m_topAdvice);
+    // What the view below covers (files or ranks, devices, steps): the model says it, per view.
+    m_scope->setObjectName(QStringLiteral("ViewScope"));
+    m_scope->setWordWrap(true);
+    m_scope->setTextFormat(Qt::PlainText);
+    m_scope->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_scope->setForegroundRole(QPalette::PlaceholderText);
+    headerLayout->addWidget(m_scope);
 
     auto *body = new QHBoxLayout;
     body->setContentsMargins(0, 0, 0, 0);
@@ -478,6 +493,16 @@ void WorkbenchView::onRunChanged()
     onProfileChanged();
     updateTabTitles();
     updateTopAdvice();
+    updateScope();
+}
+
+void WorkbenchView::updateScope()
+{
+    const auto run = m_session->currentRun();
+    const auto it = m_scopeOf.find(m_pages->currentWidget());
+    const QString text = it == m_scopeOf.end() ? QString() : viewScopeText(run.get(), it->second);
+    m_scope->setText(text);
+    m_scope->setVisible(!text.isEmpty());
 }
 
 void WorkbenchView::onProfileChanged()

@@ -7,6 +7,9 @@
 #include <QByteArray>
 #include <QList>
 #include <QWidget>
+#include "viewscope.h"
+
+#include <map>
 #include <memory>
 
 class QAction;
@@ -54,6 +57,8 @@ public:
     TelemetryPlot *telemetryPlot() const { return m_telemetryPlot; }
     ThresholdGauge *hostBusyGauge() const { return m_hostGauge; }
     QLabel *verdictLabel() const { return m_verdict; }
+    /// The current view's scope in one line (files or ranks, devices, steps: viewscope.h).
+    QLabel *scopeLabel() const { return m_scope; }
     /// The first piece of advice under the headline; its link shows the Advice view.
     QLabel *topAdviceLabel() const { return m_topAdvice; }
     QTableView *budgetTable() const { return m_budgetTable; }
@@ -111,6 +116,7 @@ private:
     void onMetricsChanged();       ///< the levels and the timeline's cut follow the recompute
     void updateLevels();           ///< utilisation, host busy and HBM levels of the run or the shown step
     void updateTopAdvice();
+    void updateScope();  ///< the scope line of the current view and run
     void updateTabTitles();
     void setViewTitle(int index, const QString &title);
     void rebuildViewActions();
@@ -120,6 +126,8 @@ private:
     BudgetChartView *m_budgetChart;
     QLabel *m_verdict;
     QLabel *m_topAdvice;
+    QLabel *m_scope;
+    std::map<const QWidget *, ViewScope> m_scopeOf;  ///< the built-in pages' scopes
     QTableView *m_budgetTable;
     QLabel *m_budgetLegend;
     TelemetryPlot *m_telemetryPlot;

@@ -19,6 +19,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QImageReader>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QListWidget>
@@ -114,6 +115,8 @@ private slots:
     void commandLineFolderTitlesTheWindow();
     void droppedFileOpensAlone();
     void fileOnTheCommandLineOpensAlone();
+    void separateKernelCaptureOpensInTheRunsList();
+    void everyViewSaysItsScope();
     void openRecentLeavesOutMissingFolders();
     void everyMenuActionHasAShortcut();
     void exportJsonFromMenuEqualsReportCommand();
@@ -230,6 +233,92 @@ void TestMainWindow::fileOnTheCommandLineOpensAlone()
     m_window->openRunDir(empty.path());
     QTest::qWait(500);
     QCOMPARE(names().size(), 2);
+}
+
+namespace {
+
+/// rocprofv3's kernel trace of one process: `kernels` dispatches 20 µs apart from `firstNs`.
+QByteArray kernelCsv(qint64 firstNs, int kernels)
+{
+    QByteArray out = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\","
+                     "\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\","
+                     "\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\","
+                     "\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+    const char *names[] = {"mul_mat_q4_K", "rms_norm_f32", "rope_f32"};
+    for (int i = 0; i < kernels; ++i) {
+        const qint64 start = firstNs + qint64(i) * 20'000;
+        out += QStringLiteral("\"KERNEL_DISPATCH\",\"Agent 2\",1,0,100,%1,%2,\"%3\",%1,%4,%5,0,0,24,0,96,256,1,1,1024,1,1\n")
+                   .arg(i + 1)
+                   .arg(i % 3)
+                   .arg(QLatin1String(names[i % 3]))
+                   .arg(start)
+                   .arg(start + 10'000)
+                   .toUtf8();
+    }
+    return out;
+}
+
+} // namespace
+
+void TestMainWindow::separateKernelCaptureOpensInTheRunsList()
+{
+    // A folder of two rocprofv3 captures of one program 70 hours apart: the later one is no rank
+    // of the first (rankgroups.h) and opens as a run of its own in the Runs list, without taking
+    // the view.
+    const QString dir = m_home->filePath(QStringLiteral("captures"));
+    QVERIFY(QDir().mkpath(dir + QStringLiteral("/host")));
+    const qint64 t0 = 2'745'731'104'856'364;
+    for (const auto &[file, first] : {std::pair{"/host/100_kernel_trace.csv", t0},
+                                      std::pair{"/host/900_kernel_trace.csv", t0 + 70LL * 3600 * 1'000'000'000}}) {
+        QFile f(dir + QLatin1String(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kernelCsv(first, 200));
+    }
+    auto *runsDock = m_window->findChild<QDockWidget *>(QStringLiteral("RunsDock"));
+    QVERIFY(runsDock);
+    auto *runs = qobject_cast<QListView *>(runsDock->widget());
+    QVERIFY(runs && runs->model());
+    const auto names = [runs] {
+        QStringList out;
+        for (int row = 0; row < runs->model()->rowCount(); ++row)
+            out << runs->model()->index(row, 0).data().toString();
+        return out;
+    };
+    m_window->openRunDir(dir);
+    QTRY_COMPARE_WITH_TIMEOUT(names().size(), 2, 30000);
+    QVERIFY2(names().contains(QStringLiteral("captures")), qPrintable(names().join(QLatin1Char('|'))));
+    QVERIFY2(names().contains(QStringLiteral("host/900_kernel_trace.csv")), qPrintable(names().join(QLatin1Char('|'))));
+    QCOMPARE(m_window->windowTitle(), QStringLiteral("Goblin Workbench — captures"));
+}
+
+void TestMainWindow::everyViewSaysItsScope()
+{
+    // The example run: its Kernels come from trace.csv (2 GPUs), its Operators from the torch
+    // trace (1 process, 3 ProfilerSteps); each view's scope line says which, so the two totals
+    // never sit side by side unlabelled.
+    m_window->openRunDir(QStringLiteral(GOBLIN_SOURCE_DIR "/resources/example-run"));
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — example-run"), 30000);
+    auto *view = m_window->findChild<WorkbenchView *>();
+    QVERIFY(view);
+    QLabel *scope = view->scopeLabel();
+    QCOMPARE(scope->objectName(), QStringLiteral("ViewScope"));
+    view->showView(WorkbenchView::KernelsPage);
+    QVERIFY2(scope->text().startsWith(QStringLiteral("Kernels of trace.csv: 2 devices × 7.")), qPrintable(scope->text()));
+    QVERIFY(scope->isVisibleTo(view));
+    view->showView(WorkbenchView::OperatorsPage);
+    QVERIFY2(scope->text().startsWith(QStringLiteral("GPU time of torch_profile.json by launching op: 1 process, 1 device, "
+                                                     "3 ProfilerSteps")),
+             qPrintable(scope->text()));
+    QVERIFY2(scope->text().contains(QStringLiteral("the Kernels view counts trace.csv instead")), qPrintable(scope->text()));
+    view->showView(WorkbenchView::FlameGraphPage);
+    QVERIFY(scope->text().startsWith(QStringLiteral("GPU time of torch_profile.json")));
+    view->showView(WorkbenchView::TimelinePage);
+    QVERIFY2(scope->text().startsWith(QStringLiteral("Every device of trace.csv (2 devices) and torch_profile.json (1 device)")),
+             qPrintable(scope->text()));
+    view->showView(WorkbenchView::TelemetryPage);
+    QVERIFY2(scope->text().startsWith(QStringLiteral("Telemetry of amd_smi.csv: 2 GPUs")), qPrintable(scope->text()));
+    view->showView(WorkbenchView::RanksPage);
+    QVERIFY2(scope->text().startsWith(QStringLiteral("The job: 1 process")), qPrintable(scope->text()));
 }
 
 void TestMainWindow::openRecentLeavesOutMissingFolders()
