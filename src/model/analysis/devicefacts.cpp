@@ -131,8 +131,7 @@ DeviceFacts decideDevices(const RunAnalysis &run)
     if (out.devices.empty())
         for (int g = 0; g < run.smi.gpuCount; ++g) {
             DeviceFact d;
-            d.traceDevice = g;
-            d.gpu = g;
+            d.gpu = g;  // no trace device: telemetry alone knows it
             d.file = run.smi.file.relativePath;
             out.devices.push_back(std::move(d));
         }

@@ -218,7 +218,7 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                                                "%2 %, host above %3 busy) book as data wait, an estimate"))
                                   .arg(ms(terms.idleHostS))
                                   .arg(thresholds.gpuUtilBelowPct, 0, 'g', 4)
-                                  .arg(thresholds.hostBusyAbove, 0, 'g', 3));
+                                  .arg(thresholds.hostBusyAbove, 0, 'g', 3);
     }
     const QString dataWhy =
         !dataParts.isEmpty() ? dataParts.join(QStringLiteral(", "))

@@ -51,8 +51,9 @@ struct DeviceFacts {
 };
 
 /// The one name of a device in every view, report and sentence: "GPU 0" (its place among the
-/// file's devices, as telemetry counts them) and, when the trace numbers it otherwise, the trace's
-/// own id: "GPU 0 (trace device 2)"; short form "GPU 0 (d2)". `gpu` < 0: "trace device 2" / "d2".
+/// file's devices, as telemetry counts them) and the trace's own id, which ROCm traces start at 1
+/// or 2: "GPU 0 (trace device 2)"; short form "GPU 0 (d2)". `gpu` < 0: "trace device 2" / "d2";
+/// `traceDevice` < 0 (a GPU only telemetry knows): "GPU 0".
 QString deviceDisplayName(int gpu, qint64 traceDevice, bool shortForm = false);
 /// The place of `device` among the devices of `file` in id order (GPU 0, 1, …), or -1.
 int gpuIndexInFile(const GpuTimelineFile &file, qint64 device);

@@ -3,7 +3,6 @@
 
 #include "gputimeline.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,6 +10,8 @@
 #include <algorithm>
 
 namespace goblin {
+
+const char *gpuTableJson();  // gpustable.cpp, generated from resources/gpus.json
 
 namespace {
 
@@ -37,10 +38,8 @@ QString squeezed(const QString &name)
 std::vector<TableEntry> loadTable()
 {
     std::vector<TableEntry> out;
-    QFile file(QStringLiteral(":/goblin/gpus.json"));
-    if (!file.open(QIODevice::ReadOnly))
-        return out;  // the resource is compiled in; a build without it knows no model
-    const QJsonArray gpus = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("gpus")).toArray();
+    const QJsonArray gpus =
+        QJsonDocument::fromJson(QByteArray(gpuTableJson())).object().value(QLatin1String("gpus")).toArray();
     for (const QJsonValue &v : gpus) {
         const QJsonObject o = v.toObject();
         TableEntry e;
@@ -96,7 +95,7 @@ QString deviceDisplayName(int gpu, qint64 traceDevice, bool shortForm)
 {
     if (gpu < 0)
         return shortForm ? QStringLiteral("d%1").arg(traceDevice) : QStringLiteral("trace device %1").arg(traceDevice);
-    if (traceDevice == gpu || traceDevice < 0)
+    if (traceDevice < 0)  // a device only telemetry knows
         return QStringLiteral("GPU %1").arg(gpu);
     return shortForm ? QStringLiteral("GPU %1 (d%2)").arg(gpu).arg(traceDevice)
                      : QStringLiteral("GPU %1 (trace device %2)").arg(gpu).arg(traceDevice);

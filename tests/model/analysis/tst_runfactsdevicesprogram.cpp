@@ -12,7 +12,7 @@
 #include "programfacts.h"
 #include "report.h"
 #include "runanalysis.h"
-#include "runfacts.h"
+#include "decidefacts.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -98,7 +98,8 @@ private slots:
 
     void deviceNaming()
     {
-        QCOMPARE(deviceDisplayName(0, 0), QStringLiteral("GPU 0"));
+        QCOMPARE(deviceDisplayName(0, 0), QStringLiteral("GPU 0 (trace device 0)"));
+        QCOMPARE(deviceDisplayName(2, -1), QStringLiteral("GPU 2"));
         QCOMPARE(deviceDisplayName(0, 2), QStringLiteral("GPU 0 (trace device 2)"));
         QCOMPARE(deviceDisplayName(1, 3, true), QStringLiteral("GPU 1 (d3)"));
         QCOMPARE(deviceDisplayName(-1, 5), QStringLiteral("trace device 5"));
@@ -196,12 +197,12 @@ private slots:
         QCOMPARE(q["state"].toString(), QStringLiteral("measured"));
         const QJsonArray devices = report["facts"]["devices"].toArray();
         QCOMPARE(devices.size(), 1);
-        QCOMPARE(devices[0]["name"].toString(), QStringLiteral("GPU 0"));
+        QCOMPARE(devices[0]["name"].toString(), QStringLiteral("GPU 0 (trace device 0)"));
         QCOMPARE(devices[0]["model"].toString(), QStringLiteral("NVIDIA H100 80GB HBM3"));
         QCOMPARE(devices[0]["memory_state"].toString(), QStringLiteral("measured"));
         // The reference keeps its 192 GB.
-        QCOMPARE(buildReport(*r.run, HeuristicsProfile::Reference, Thresholds{})["thresholds"]["hbm_capacity_gb"].toDouble(),
-                 192.0);
+        const QJsonObject reference = buildReport(*r.run, HeuristicsProfile::Reference, Thresholds{});
+        QCOMPARE(reference["thresholds"]["hbm_capacity_gb"].toDouble(), 192.0);
     }
 
     void programKind_data()
