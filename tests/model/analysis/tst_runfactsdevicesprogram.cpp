@@ -14,6 +14,8 @@
 #include "runanalysis.h"
 #include "decidefacts.h"
 #include "testsupport.h"
+#include "timelineanalysis.h"
+#include "timelinespec.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -203,6 +205,19 @@ private slots:
         // The reference keeps its 192 GB.
         const QJsonObject reference = buildReport(*r.run, HeuristicsProfile::Reference, Thresholds{});
         QCOMPARE(reference["thresholds"]["hbm_capacity_gb"].toDouble(), 192.0);
+    }
+
+    /// ROCm's blit kernels are copies on the timeline: not compute, with the copies (issue 32).
+    void blitKernelsAreCopies()
+    {
+        const GpuTimeline tl = test::timelineFromSpec(
+            QStringLiteral("file=t.json dev=2 K:Cijk_Alik_Bljk_BBS:0:1000 K:__amd_rocclr_copyBuffer:1000:1500 "
+                           "K:__amd_rocclr_fillBufferAligned:1500:1700 C:1700:1800"));
+        const TimelineAnalysis a = analyzeTimeline(tl);
+        QCOMPARE(a.devices.size(), size_t(1));
+        QCOMPARE(a.devices[0].computeNs, qint64(1000));
+        QCOMPARE(a.devices[0].memcpyNs, qint64(800));
+        QCOMPARE(a.devices[0].busyNs, qint64(1800));
     }
 
     void programKind_data()
