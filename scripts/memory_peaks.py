@@ -5,14 +5,17 @@ the C++ reading.
 
 Per GPU device, keyed by (args "Device Type", args "Device Id") with Device Type != 0 (0 is the
 host): the number of `[memory]` events, the maximum of "Total Allocated" and of "Total Reserved"
-(null when no event carries the key, as in Kineto 2021 traces), deviceProperties' name,
+(null when no event carries the key), deviceProperties' name,
 totalGlobalMem and numSms of the entry whose "id" equals the Device Id; per CPU ProfilerStep#N
 range (user_annotation, or an operator in 2021 traces) the highest totals held during the step
 (the last value before the step, carried forward, and every event with begin <= ts <= end); the
 ops that allocated most: for each event with Bytes > 0, the CPU op (cat cpu_op / Operator, not a
 ProfilerStep#) on the same pid and tid (compared as text: 2021 traces write tids as strings on
 ops and as numbers on memory events) with begin <= ts <= end and the latest begin (ties: the
-shortest); its allocations and summed Bytes.
+shortest); its allocations and summed Bytes. A device none of whose events carries "Total
+Allocated" but some "Bytes" (Kineto 2021) has its allocated values from the running sum of the
+signed Bytes in time order, starting at 0 (peak: the largest sum, never below 0), and
+"allocated_from": "bytes_running_sum" ("allocator_totals" with Total Allocated, null with neither).
 
 Usage: memory_peaks.py TRACE [TRACE...]   (plain or .gz) -> JSON on stdout, one object per trace.
 """
@@ -69,8 +72,19 @@ def count(path, top=5):
         evs = sorted(evs, key=lambda e: ns(e['ts']))  # stable: document order on ties
         alloc = [e['args']['Total Allocated'] for e in evs if 'Total Allocated' in e['args']]
         res = [e['args']['Total Reserved'] for e in evs if 'Total Reserved' in e['args']]
+        from_bytes = not alloc and any('Bytes' in e['args'] for e in evs)
+        if from_bytes:
+            # The running sum after each event, written where the totals would be.
+            running = 0
+            evs = [dict(e, args=dict(e['args'])) for e in evs]
+            for e in evs:
+                if 'Bytes' in e['args']:
+                    running += e['args']['Bytes']
+                    e['args']['Total Allocated'] = running
+            alloc = [0] + [e['args']['Total Allocated'] for e in evs if 'Total Allocated' in e['args']]
         p = props.get(did, {})
         d = {'device_type': dtype, 'device': did, 'events': len(evs),
+             'allocated_from': 'bytes_running_sum' if from_bytes else 'allocator_totals' if alloc else None,
              'peak_allocated_bytes': max(alloc) if alloc else None,
              'peak_reserved_bytes': max(res) if res else None,
              'name': p.get('name'), 'capacity_bytes': p.get('totalGlobalMem'), 'num_sms': p.get('numSms')}
@@ -94,7 +108,7 @@ def count(path, top=5):
                     vals += [e['args'][key] for e in inside if key in e['args']]
                     return max(vals) if vals else 0
                 d['steps'].append({'label': label, 'peak_allocated_bytes': carried('Total Allocated'),
-                                   'peak_reserved_bytes': carried('Total Reserved')})
+                                   'peak_reserved_bytes': carried('Total Reserved') if res else None})
         per_op = {}
         outside = 0
         allocations = 0

@@ -34,6 +34,12 @@ struct MemoryOp {
     qint64 freedBytes = 0;      ///< negative Bytes summed, as a positive number
 };
 
+/// Where a device's allocated curve comes from: the allocator's `Total Allocated` (Kineto since
+/// 2022), or, when no event carries it (Kineto 2021 writes `Bytes` only), the running sum of the
+/// signed `Bytes` of every allocation and free since the trace began: allocated memory relative to
+/// the trace's start (what the allocator held before it is not in the trace).
+enum class AllocatedFrom : quint8 { None, Totals, BytesRunningSum };
+
 struct DeviceMemory {
     int deviceId = -1;           ///< `Device Id` as written (need not equal the kernels' device)
     int deviceType = -1;         ///< `Device Type` as written (1 on CUDA traces, 6 on ROCm ones; 0: CPU, not kept)
@@ -46,7 +52,11 @@ struct DeviceMemory {
     std::vector<MemoryPoint> curve;
     std::vector<StepMemoryPeak> steps;
     std::vector<MemoryOp> topOps;  ///< the ops that allocated most, largest first (at most 20)
-    qint64 eventsWithAllocated = 0;  ///< events carrying `Total Allocated` (Kineto 2021 writes none: no peak)
+    qint64 eventsWithAllocated = 0;  ///< events carrying `Total Allocated` (Kineto 2021 writes none)
+    qint64 eventsWithBytes = 0;      ///< events carrying `Bytes`
+    /// What peakAllocatedBytes, the curve's and the steps' allocated values are: the allocator's
+    /// totals, the running sum of Bytes (its peak counts the trace's start as 0), or nothing.
+    AllocatedFrom allocatedFrom = AllocatedFrom::None;
     qint64 eventsWithReserved = 0;   ///< events carrying `Total Reserved`
     qint64 allocations = 0;          ///< events with Bytes > 0
     qint64 allocationsOutsideOps = 0;  ///< of those, on a thread with no CPU op around them

@@ -49,6 +49,7 @@ struct TracePhases {
     qint64 forwardModules = 0; ///< nn.Module frames (python_function "nn.Module: …")
     qint64 optimizerSteps = 0; ///< Optimizer.step#… ranges alone (one per optimizer.step() call)
     qint64 cpuOps = 0;         ///< every CPU operator (cat cpu_op; Kineto 2021: Operator): the lane the phases are read from
+    qint64 profilerRanges = 0; ///< cuda_profiler_range events (CUPTI range profiler: counters per range, no kernel timeline)
 };
 
 struct TraceTraits {

@@ -308,7 +308,11 @@ void TelemetryPlot::addTraceBusy(const RunAnalysis &run)
         if (xs.isEmpty())
             continue;
         QCPGraph *g = addGraph(m_utilRect->axis(QCPAxis::atBottom), m_utilRect->axis(QCPAxis::atLeft));
-        g->setName(d.rank ? tr("r%1 · GPU %2 busy").arg(*d.rank).arg(d.device) : tr("GPU %1 busy").arg(d.device));
+        // The one device naming (devicefacts.h), as the timeline names the same device.
+        const GpuTimeline &files = &timeline == &run.torchTimeline ? run.torch.timeline : run.kernels.timeline;
+        const QString device = deviceDisplayName(
+            d.fileIndex < files.files.size() ? gpuIndexInFile(files.files[d.fileIndex], d.device) : -1, d.device, true);
+        g->setName(d.rank ? tr("r%1 · %2 busy").arg(*d.rank).arg(device) : tr("%1 busy").arg(device));
         g->setData(xs, ys, true);
         g->setProperty("device", d.device);
         m_traceBusyGraphs.push_back(g);

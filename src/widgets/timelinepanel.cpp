@@ -52,15 +52,7 @@ int niceStride(double x)
 
 int TimelinePanel::gpuIndexOf(const GpuTimelineFile &file, qint64 device)
 {
-    // The n-th device of the file in device order is GPU n: the trace numbers devices its own way
-    // (ROCm Kineto traces from 2 or 1), amd-smi and the Telemetry tab from 0.
-    std::vector<qint64> ids;
-    for (const GpuDeviceTimeline &d : file.devices)
-        ids.push_back(d.device);
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    const auto it = std::lower_bound(ids.begin(), ids.end(), device);
-    return it != ids.end() && *it == device ? int(it - ids.begin()) : -1;
+    return gpuIndexInFile(file, device);  // the one device naming (devicefacts.h)
 }
 
 QString TimelinePanel::deviceLabel(int deviceIndex, bool shortForm) const
@@ -69,10 +61,7 @@ QString TimelinePanel::deviceLabel(int deviceIndex, bool shortForm) const
         return {};
     const DeviceRef &ref = m_devices[std::size_t(deviceIndex)];
     const DeviceTimelineAnalysis &d = *ref.analysis;
-    const int gpu = gpuIndexOf(ref.timeline->files[d.fileIndex], d.device);
-    if (shortForm)
-        return gpu >= 0 ? tr("GPU %1 (d%2)").arg(gpu).arg(d.device) : tr("d%1").arg(d.device);
-    return gpu >= 0 ? tr("GPU %1 (trace device %2)").arg(gpu).arg(d.device) : tr("trace device %1").arg(d.device);
+    return deviceDisplayName(gpuIndexOf(ref.timeline->files[d.fileIndex], d.device), d.device, shortForm);
 }
 
 QString TimelinePanel::deviceGroupLabel(int deviceIndex, bool compact) const

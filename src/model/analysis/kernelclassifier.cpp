@@ -61,10 +61,12 @@ void appendWorkbenchCollectives(std::vector<KernelPattern> &patterns)
     add(kLeft + QStringLiteral("quickreduce::"), "vLLM quick all-reduce (quickreduce::)");
     // DeepEP expert-parallel dispatch/combine (deepseek-ai/DeepEP csrc/kernels/{intranode,internode,
     // internode_ll}.cu, later under legacy::; v2 deep_ep/include/deep_ep/impls/*.cuh in deep_ep::elastic),
-    // also as primus_turbo::deep_ep::intranode::combine<…>. Not deep_ep::layout::get_dispatch_layout nor the
-    // elastic epilogues: they compute on local data.
-    add(QStringLiteral("deep_ep::(legacy::)?(intranode|internode|internode_ll)::|deep_ep::elastic::(?![A-Za-z0-9_]*epilogue)"),
-        "DeepEP dispatch/combine (intranode, internode, internode_ll, elastic)");
+    // also as primus_turbo::deep_ep::intranode::combine<…>; builds that keep DeepEP's first namespace
+    // name it dpsk::ep::intranode::dispatch<…> / dpsk::ep::internode_ll::combine<…>. Not
+    // deep_ep::layout::get_dispatch_layout nor the elastic epilogues: they compute on local data.
+    add(QStringLiteral("(deep_ep|dpsk::ep)::(legacy::)?(intranode|internode|internode_ll)::|"
+                       "deep_ep::elastic::(?![A-Za-z0-9_]*epilogue)"),
+        "DeepEP dispatch/combine (intranode, internode, internode_ll, elastic; deep_ep:: or dpsk::ep::)");
     // NVSHMEM: its own kernels (nvshmemi_proxy_rma_entrypoint) and its
     // on-stream collectives (broadcast_on_stream_kernel, barrier_on_stream_kernel, alltoall…_on_stream_kernel,
     // rdxn_on_stream_kernel: NVSHMEM src/device/coll, as vendored in bytedance/flux 3rdparty/nvshmem).
@@ -106,6 +108,11 @@ KernelPatternTable KernelPatternTable::forProfile(HeuristicsProfile profile)
         t.patterns.push_back({FlagFp16, QStringLiteral("^Cijk_.*?_(HHS|HSS|HHH)_"), QStringLiteral("Tensile fp16 type code")});
         t.patterns.push_back({FlagAttention, QStringLiteral("fmha|attn|attention|flash|sdpa"),
                               QStringLiteral("attention kernel")});
+        // The HIP runtime's blit kernels (ROCm clr rocclr/device/rocm/rocblit.cpp): hipMemcpy and
+        // hipMemset run as __amd_rocclr_copyBuffer / copyBufferAligned / copyBufferRect /
+        // fillBufferAligned… kernels when the SDMA engines are not used. They move or set memory.
+        t.patterns.push_back({FlagCopyKernel, QStringLiteral("__amd_rocclr_(copy|fill)(Buffer|Image)"),
+                              QStringLiteral("ROCm runtime blit kernel (copyBuffer, fillBuffer): a copy or memset")});
     } else {
         t.patterns.push_back({FlagAttention, QStringLiteral("flash|attn|attention|sdpa"), QStringLiteral("attention kernel")});
     }

@@ -174,6 +174,7 @@ RunTraitsAnalysis analyzeRunTraits(const GpuTimeline &torchTimeline, const Timel
         out.optimizerSteps += t.phases.optimizerSteps;
         out.dataLoaderOps += t.phases.dataLoaderOps;
         out.moduleFrames += t.phases.forwardModules;
+        out.profilerRanges += t.phases.profilerRanges;
         if (runtimeApi.isEmpty())
             runtimeApi = t.identity.runtimeApi;
         if (graphs.launchName.isEmpty())

@@ -225,7 +225,8 @@ DeviceSweep sweepDevice(const GpuEventList &events, const NameFlags &names, cons
             return;
         const qint64 a = e.startNs, b = std::max(e.startNs, e.endNs);
         busy.add(a, b, emitBusy);
-        if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset) {
+        // The runtime's blit kernels (ROCm's __amd_rocclr_copyBuffer…) move memory: copies, not compute.
+        if (e.kind == GpuEventKind::Memcpy || e.kind == GpuEventKind::Memset || names.is(e.nameId, FlagCopyKernel)) {
             copies.add(a, b, emitCopies);
             if (e.kind == GpuEventKind::Memcpy && names.is(e.nameId, NameFlags::kHostToDevice))
                 kernelsOrH2d.add(a, b, emitKernelsOrH2d);

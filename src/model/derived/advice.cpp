@@ -1,5 +1,6 @@
 #include "advice.h"
 
+#include "programcaveat.h"
 
 #include <QJsonValue>
 #include <algorithm>
@@ -119,7 +120,7 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         evidence.insert(QStringLiteral("step_time_seconds"), step);
         evidence.insert(QStringLiteral("bucket_seconds_per_step"), seconds);
         evidence.insert(QStringLiteral("bucket_state"), valueStateName(budget.state(bucketIndex)));
-        evidence.insert(QStringLiteral("run_kind"), runKindName(run.traits.runKind.kind));
+        evidence.insert(QStringLiteral("run_kind"), programKindName(run.facts.program.kind));
         const QString key = bucketIndex == kUnattributedRow ? QStringLiteral("unattributed") : WasteBudget::bucketKey(bucketIndex);
         out.push_back({rule, key, seconds, seconds / step, text, evidence});
     };
@@ -138,17 +139,25 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         return evidence;
     };
 
-    // The advice fits the run: training or inference, a DataLoader or none, graphs replayed or not.
+    // The advice fits the program (the run's facts): PyTorch training or inference, a graph capture,
+    // another program's kernels; a DataLoader or none; graphs replayed or not. PyTorch's words
+    // (DataLoader, torch.compile, training precision) are said only to the program they fit.
     const RunTraitsAnalysis &traits = run.traits;
-    const bool inference = traits.runKind.kind == RunKind::Kind::Inference;
-    const bool training = traits.runKind.kind == RunKind::Kind::Training;
+    const ProgramFacts &program = run.facts.program;
+    const bool training = program.training();
+    const bool inference = program.pytorchInference();
+    const bool pytorch = program.pytorch;
+    const bool capture = program.kind == ProgramKind::GraphCapture;
+    const bool micro = program.kind == ProgramKind::MicroBenchmark;
+    const QString programName = program.program.isEmpty() ? QStringLiteral("the program") : program.program;
     const QString graphWord = traits.vendor == QLatin1String("CUDA") ? QStringLiteral("CUDA")
                               : traits.vendor == QLatin1String("HIP") ? QStringLiteral("HIP")
                                                                       : QStringLiteral("HIP/CUDA");
 
     // Bucket order: useful_gpu(0) data_wait(1) host_gap(2) comm_excess(3) memory_headroom(4)
     // precision_path(5) kernel_shape(6), then unattributed.
-    const bool loaderSeen = traits.hasDataLoader || terms.idleDataS > 0.0;
+    const bool loaderSeen = program.dataLoadingSeen || terms.idleDataS > 0.0;
+    const bool hostBusyIdle = dataWaitIsHostBusyIdle(run, budget);
     // The ops the host ran while the GPU waited: self time in all GPU-idle time, every thread. The
     // trace cannot tell which idle second the thresholds book as data wait and which as host gap,
     // so both advices name the same list and say so.
@@ -167,35 +176,67 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         }
         return evidence;
     };
+    // Only what was seen is named: a data-loading range, input copies, host-busy idle the gate booked.
     const QString dataFix =
-        inference ? QStringLiteral("Batch requests and prepare inputs (tokenisation, image decoding) off the serving "
-                                   "loop, and copy inputs with pinned memory and non_blocking=True.")
-        : loaderSeen ? QStringLiteral("Use more DataLoader workers (num_workers), pinned memory (pin_memory=True) and "
-                                      "prefetching; move decoding and augmentation off the training process.")
-                     : QStringLiteral("Copy inputs from pinned memory with non_blocking=True and prefetch the next "
-                                      "batch to the GPU on a side stream, so the copy overlaps compute.");
+        capture ? QStringLiteral("This trace is a graph capture: kernels launched while a stream is captured do not "
+                                 "run, so the GPU idles while the graph is recorded; profile the replays (the steady "
+                                 "state) to measure the program.")
+        : micro ? QStringLiteral("In a micro-benchmark the idle around the kernels is the harness's own work "
+                                 "(allocation, setup copies, timing); time the kernels themselves rather than reading "
+                                 "it as a data pipeline.")
+        : loaderSeen && pytorch
+            ? (inference ? QStringLiteral("Prepare inputs (tokenisation, image decoding) in DataLoader workers "
+                                          "(num_workers) off the serving loop, with pin_memory=True and prefetching.")
+                         : QStringLiteral("Use more DataLoader workers (num_workers), pinned memory (pin_memory=True) and "
+                                          "prefetching; move decoding and augmentation off the training process."))
+        : !pytorch ? QStringLiteral("Overlap the host's work with the GPU in %1: launch asynchronously, copy on a "
+                                    "separate stream, and move host-side preparation out of the launch loop.")
+                         .arg(programName)
+        : inference ? (terms.h2dCopyS > 0.0
+                           ? QStringLiteral("Batch requests and prepare inputs off the serving loop, and copy inputs "
+                                            "with pinned memory and non_blocking=True.")
+                           : QStringLiteral("Batch requests and prepare inputs (tokenisation, image decoding) off the "
+                                            "serving loop."))
+        : terms.h2dCopyS > 0.0
+            ? QStringLiteral("Copy inputs from pinned memory with non_blocking=True and prefetch the next batch to the "
+                             "GPU on a side stream, so the copy overlaps compute.")
+            : QStringLiteral("Find the host work the GPU waits for and move it off the step's "
+                             "critical path.");
+    QStringList dataParts;
+    if (terms.measured) {
+        if (terms.idleDataS > 0.0)
+            dataParts << QStringLiteral("the GPU sat idle %1 ms per step inside data loading (enumerate(DataLoader)…)")
+                             .arg(ms(terms.idleDataS));
+        if (terms.h2dCopyS > 0.0)
+            dataParts << QStringLiteral("%1 ms per step copying inputs in with nothing else to run").arg(ms(terms.h2dCopyS));
+        if (terms.dataWaitGateMet && terms.idleHostS > 0.0)
+            dataParts << (loaderSeen
+                              ? QStringLiteral("%1 ms idle during other host work (utilisation below %2 % with the host "
+                                               "above %3 busy: the thresholds count it as data wait)")
+                              : QStringLiteral("%1 ms of GPU idle while the host ran other work: no data-loading op was "
+                                               "seen, so this is host-busy idle that the thresholds (utilisation below "
+                                               "%2 %, host above %3 busy) book as data wait, an estimate"))
+                                  .arg(ms(terms.idleHostS))
+                                  .arg(thresholds.gpuUtilBelowPct, 0, 'g', 4)
+                                  .arg(thresholds.hostBusyAbove, 0, 'g', 3);
+    }
     const QString dataWhy =
-        terms.measured
-            ? QStringLiteral("the GPU sat idle %1 ms per step %2 and %3 ms copying inputs in with nothing else to "
-                             "run%4")
-                  .arg(ms(terms.idleDataS),
-                       loaderSeen ? QStringLiteral("inside data loading (enumerate(DataLoader)…)")
-                                  : QStringLiteral("waiting for input"),
-                       ms(terms.h2dCopyS),
-                       terms.dataWaitGateMet && terms.idleHostS > 0.0
-                           ? QStringLiteral(", and %1 ms idle during other host work (utilisation below %2 % with "
-                                            "the host above %3 busy: the thresholds count it as data wait)")
-                                 .arg(ms(terms.idleHostS))
-                                 .arg(thresholds.gpuUtilBelowPct, 0, 'g', 4)
-                                 .arg(thresholds.hostBusyAbove, 0, 'g', 3)
-                           : QString())
-            : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
-    add(QStringLiteral("data_wait.input_pipeline"), 1,
+        !dataParts.isEmpty() ? dataParts.join(QStringLiteral(", "))
+        : hostBusyIdle ? QStringLiteral("GPU utilisation %1 with the host %2 busy and no data-loading op seen: host-busy "
+                                        "idle the thresholds book as data wait, an estimate")
+                             .arg(utilText, hostText)
+                       : QStringLiteral("GPU utilisation %1 with the host %2 busy").arg(utilText, hostText);
+    add(capture ? QStringLiteral("data_wait.graph_capture")
+        : hostBusyIdle && terms.idleDataS <= 0.0 && terms.h2dCopyS <= 0.0 ? QStringLiteral("data_wait.host_busy_idle")
+                                                                           : QStringLiteral("data_wait.input_pipeline"),
+        1,
         QStringLiteral("Data wait %1 ms/step: %2.%4 %3").arg(ms(budget.dataWait), dataWhy, dataFix, gapWhere),
         addIdleOps(withQuantities(QJsonObject{{QStringLiteral("idle_in_data_loading_seconds"), terms.idleDataS},
                                               {QStringLiteral("input_copy_seconds"), terms.h2dCopyS},
                                               {QStringLiteral("gpu_util_below_pct"), thresholds.gpuUtilBelowPct},
-                                              {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove}})));
+                                              {QStringLiteral("host_busy_above"), thresholds.hostBusyAbove},
+                                              {QStringLiteral("data_loading_seen"), loaderSeen},
+                                              {QStringLiteral("host_busy_idle_estimated"), hostBusyIdle}})));
 
     const QString gapWhy =
         terms.measured
@@ -210,18 +251,29 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                   .arg(utilText, hostText);
     // A run that already replays graphs is not told to capture graphs: its gaps lie between replays.
     const QString gapFix =
-        traits.replaysGraphs
+        capture ? QStringLiteral("This trace is a graph capture: the gaps are the capture itself (kernels are recorded, "
+                                 "not run); profile the replays to measure launch gaps.")
+        : traits.replaysGraphs
             ? QStringLiteral("The run already replays %1 graphs, so the gaps lie between replays: capture more of the "
                              "%2 in one graph, give each replay more work (larger batch), and remove host syncs "
                              "between replays.")
-                  .arg(graphWord, inference ? QStringLiteral("forward pass") : QStringLiteral("step"))
-            : inference ? QStringLiteral("Capture the forward pass (an LLM server's decode step) with %1 graphs (vLLM: "
-                                         "graph capture for the batch sizes served; torch.compile "
-                                         "mode=\"reduce-overhead\") and remove .item()/.cpu() syncs from the serving loop.")
-                              .arg(graphWord)
-                        : QStringLiteral("Capture the step with %1 graphs or torch.compile (mode=\"reduce-overhead\"), "
-                                         "remove .item()/.cpu() syncs, and move other host work off the critical path.")
-                              .arg(graphWord);
+                  .arg(graphWord, training ? QStringLiteral("step") : QStringLiteral("forward pass"))
+        : micro ? QStringLiteral("In a micro-benchmark the gaps between launches are the harness's (synchronisation, "
+                                 "timing calls); time the kernels with events rather than reading the gaps as waste.")
+        : !pytorch && program.kind != ProgramKind::Unknown
+            ? QStringLiteral("Fewer, larger launches in %1: fuse small kernels, launch asynchronously without "
+                             "synchronising between them, and capture repeated launch sequences in %2 graphs.")
+                  .arg(programName, graphWord)
+        : inference ? QStringLiteral("Capture the forward pass (an LLM server's decode step) with %1 graphs (vLLM: "
+                                     "graph capture for the batch sizes served) and remove .item()/.cpu() syncs from "
+                                     "the serving loop.")
+                          .arg(graphWord)
+        : training ? QStringLiteral("Capture the step with %1 graphs or torch.compile (mode=\"reduce-overhead\"), "
+                                    "remove .item()/.cpu() syncs, and move other host work off the critical path.")
+                         .arg(graphWord)
+                   : QStringLiteral("Capture the repeated launches with %1 graphs, remove host synchronisation between "
+                                    "launches, and move other host work off the critical path.")
+                         .arg(graphWord);
     const QJsonObject gapEvidence =
         addIdleOps(withQuantities(QJsonObject{{QStringLiteral("idle_nothing_on_host_seconds"), terms.idleNothingS},
                                               {QStringLiteral("idle_during_host_work_seconds"), terms.idleHostS},
@@ -265,8 +317,10 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                  QString::number(thresholds.hbmTargetPct, 'g', 6),
                  inference ? QStringLiteral("Serve more sequences at once (a larger KV cache: gpu_memory_utilization, "
                                             "max_num_seqs) to fill the idle memory and amortise per-step overhead.")
-                           : QStringLiteral("A larger batch (or micro-batch) would use the idle memory and amortise "
-                                            "per-step overhead.")),
+                 : training ? QStringLiteral("A larger batch (or micro-batch) would use the idle memory and amortise "
+                                             "per-step overhead.")
+                            : QStringLiteral("More work per launch (a larger batch or problem size) would use the idle "
+                                             "memory and amortise per-launch overhead.")),
         QJsonObject{{QStringLiteral("hbm_peak_gb"), hbmPeak},
                     {QStringLiteral("hbm_capacity_gb"), thresholds.hbmCapacityGb},
                     {QStringLiteral("hbm_target_pct"), thresholds.hbmTargetPct}});
@@ -283,10 +337,12 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                        "%4).%6%7 %5")
             .arg(ms(budget.precisionPath), QString::number(fp16S, 'g', 4), QString::number(bf16S, 'g', 4),
                  precisionName(thresholds.precision),
-                 inference ? QStringLiteral("Serve in bf16, and try fp8 weights and an fp8 KV cache (hipBLASLt fp8 "
-                                            "GEMMs) where accuracy allows.")
-                           : QStringLiteral("Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / "
-                                            "hipBLASLt fp8) where accuracy allows."))
+                 training ? QStringLiteral("Train in bf16 (no loss scaling) and try fp8 GEMMs (Transformer Engine / "
+                                           "hipBLASLt fp8) where accuracy allows.")
+                 : inference ? QStringLiteral("Serve in bf16, and try fp8 weights and an fp8 KV cache (hipBLASLt fp8 "
+                                              "GEMMs) where accuracy allows.")
+                             : QStringLiteral("Run these GEMMs in bf16 (or the program's own lower-precision types) "
+                                              "where accuracy allows."))
             .arg(whereText(culprits, CulpritClass::Fp16Gemm, QStringLiteral("fp16 GEMMs")),
                  whereText(culprits, CulpritClass::Fp32Gemm, QStringLiteral("fp32 GEMMs"))),
         precisionEvidence);
@@ -314,16 +370,26 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
     // What the budget cannot attribute is said too, with what would let it.
     const bool idleUnsplit = terms.measured ? !terms.hostKnown : terms.gates[1] == BucketGate::HostNotTraced;
     const QString unattributedText =
-        terms.gates[0] == BucketGate::UtilNotMeasured
-            ? QStringLiteral("Unattributed %1 ms/step: nothing measured the GPU (no telemetry, no GPU events in the "
-                             "traces). Profile with GPU activities (torch.profiler with ProfilerActivity.CUDA, or "
-                             "rocprofv3 --kernel-trace) or collect amd-smi telemetry.")
+        program.kind == ProgramKind::RangeProfile
+            ? QStringLiteral("Unattributed %1 ms/step: this is a CUPTI range-profiler capture (%2 cuda_profiler_range "
+                             "events and no kernel): it records counters per range, not a kernel timeline, so no part of "
+                             "the step can be attributed. Capture a kernel trace (torch.profiler with CUDA activities, "
+                             "or nsys) for a budget.")
                   .arg(ms(budget.unattributed))
+                  .arg(program.profilerRanges)
+        : terms.gates[0] == BucketGate::UtilNotMeasured
+            ? QStringLiteral("Unattributed %1 ms/step: nothing measured the GPU (no telemetry, no GPU events in the "
+                             "traces). Profile with GPU activities (%2) or collect amd-smi telemetry.")
+                  .arg(ms(budget.unattributed),
+                       pytorch ? QStringLiteral("torch.profiler with ProfilerActivity.CUDA, or rocprofv3 --kernel-trace")
+                               : QStringLiteral("rocprofv3 --kernel-trace, or nsys"))
         : idleUnsplit
             ? QStringLiteral("Unattributed %1 ms/step: the GPU is idle, but the trace shows nothing of the host, so "
-                             "data wait cannot be told from launch gaps. Profile the CPU side too (torch.profiler "
-                             "with ProfilerActivity.CPU, or rocprofv3 --hip-trace --marker-trace).")
-                  .arg(ms(budget.unattributed))
+                             "data wait cannot be told from launch gaps. Profile the CPU side too (%2).")
+                  .arg(ms(budget.unattributed),
+                       pytorch ? QStringLiteral("torch.profiler with ProfilerActivity.CPU, or rocprofv3 --hip-trace "
+                                                "--marker-trace")
+                               : QStringLiteral("rocprofv3 --hip-trace --marker-trace, or nsys with CUDA API tracing"))
             : QStringLiteral("Unattributed %1 ms/step: the GPU only copies or sets memory (device-to-host or "
                              "device-to-device copies, memsets) with no kernel running. Look for .cpu()/.item() "
                              "transfers, layout copies (.contiguous()) and zeroing that could be fused or avoided.")

@@ -1,6 +1,7 @@
 #include "derived.h"
 
 #include "metrics.h"
+#include "programcaveat.h"
 #include "stepbudget.h"
 #include "timelineinputs.h"
 #include "thresholds.h"
@@ -149,18 +150,11 @@ std::optional<double> telemetryCapacityGb(const RunAnalysis &run)
 Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given)
 {
     // The HBM capacity at its default becomes what the run says the device holds (a value the user
-    // set wins; the reference keeps its 192 GB): the telemetry's total memory (a column, or the
-    // GPU's name), which its peak is measured against; else, without memory telemetry, the trace's
-    // deviceProperties. Without a peak nothing in the budget uses the capacity, but the threshold
-    // still says what the device holds rather than an MI300X's 192 GB.
+    // set wins; the reference keeps its 192 GB): the run's facts decided it once (devicefacts.cpp).
     Thresholds thresholds = given;
-    if (profile != HeuristicsProfile::Workbench)
-        return thresholds;
-    const SmiReading &smi = run.smi.workbench;
-    if (const std::optional<double> total = telemetryCapacityGb(run); total && given.hbmCapacityGb == Thresholds{}.hbmCapacityGb)
-        thresholds.hbmCapacityGb = *total;
-    else if (!smi.hbmPeakGb)
-        thresholds.hbmCapacityGb = hbmCapacityDefaultGb(traceMemoryFigures(run.torch), given.hbmCapacityGb);
+    if (profile == HeuristicsProfile::Workbench && run.facts.devices.capacityFromRun &&
+        given.hbmCapacityGb == Thresholds{}.hbmCapacityGb)
+        thresholds.hbmCapacityGb = run.facts.devices.capacityGb;
     return thresholds;
 }
 
@@ -220,6 +214,7 @@ Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const T
         for (RankResult &r : d.ranks)
             lowerStatesForUnrecordedReplays(r.budget, nullptr);
     }
+    applyProgramFacts(run, d);  // the program's own words and states (a capture, host-busy idle)
     d.quantities = runQuantities(run, d);
     return d;
 }

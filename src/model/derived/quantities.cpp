@@ -150,7 +150,7 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
             q[QuantityKey::HbmPeakGb] = known(*traceMemory.peakReservedGb, ValueState::Estimated,
                                               traceMemory.peakSource(), QStringLiteral("the trace, 1 device"));
         else
-            q[QuantityKey::HbmPeakGb] = unknown(QStringLiteral("no memory telemetry and no [memory] events in the trace"));
+            q[QuantityKey::HbmPeakGb] = unknown(traceMemory.noPeakReason);
         const TorchReading &torch = run.torch.workbench;
         const QString metadata = QStringLiteral("the trace's metadata (written by the training script)");
         q[QuantityKey::TokensPerSec] = torch.tokensPerSec
@@ -159,18 +159,14 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
         q[QuantityKey::MfuPct] = torch.mfuPct ? known(*torch.mfuPct, ValueState::Measured, metadata, QStringLiteral("the run"))
                                               : unknown(QStringLiteral("no mfu_pct in the trace's metadata"));
     }
-    // deriveResults() applied the trace's capacity when it is the default (appliedThresholds).
+    // deriveResults() applied the run's capacity when the threshold is at its default (appliedThresholds).
     const double capacity = d.thresholds.hbmCapacityGb;
-    const std::optional<double> telemetryTotal = telemetryCapacityGb(run);
-    const bool fromTelemetry = d.profile == HeuristicsProfile::Workbench && telemetryTotal && capacity == *telemetryTotal;
-    const bool fromTrace = !fromTelemetry && d.profile == HeuristicsProfile::Workbench && !run.smi.workbench.hbmPeakGb &&
-                           traceMemory.capacityGb && capacity == *traceMemory.capacityGb;
+    const DeviceFacts &devices = run.facts.devices;
+    const bool fromRun = d.profile == HeuristicsProfile::Workbench && capacity == devices.capacityGb &&
+                         (devices.capacityFromRun || capacity == Thresholds{}.hbmCapacityGb);
     q[QuantityKey::HbmCapacityGb] =
-        known(capacity, fromTrace || fromTelemetry ? ValueState::Measured : ValueState::Estimated,
-              fromTelemetry
-                  ? QStringLiteral("total memory in %1, %2 (the HBM capacity threshold's default for this run)")
-                        .arg(run.smi.file.relativePath, run.smi.hbmTotalSource)
-              : fromTrace ? QStringLiteral("%1 (the HBM capacity threshold's default for this trace)").arg(traceMemory.capacitySource)
+        known(capacity, fromRun ? devices.capacityState : ValueState::Estimated,
+              fromRun ? QStringLiteral("%1 (the HBM capacity threshold's default for this run)").arg(devices.capacitySource)
               : capacity == Thresholds{}.hbmCapacityGb
                   ? QStringLiteral("the HBM capacity threshold at its default (an MI300X's 192 GB)")
                   : QStringLiteral("the HBM capacity threshold, as set"),

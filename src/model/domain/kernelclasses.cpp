@@ -28,6 +28,8 @@ QString kernelClassName(KernelClass kind)
         return QStringLiteral("collective");
     case KernelClass::Attention:
         return QStringLiteral("attention");
+    case KernelClass::Copy:
+        return QStringLiteral("copy");
     case KernelClass::Other:
         break;
     }
@@ -41,6 +43,8 @@ KernelClass KernelClasses::displayClass(std::size_t nameId) const
     const std::uint8_t f = flags[nameId];
     if (f & FlagCollective)
         return KernelClass::Collective;
+    if (f & FlagCopyKernel)
+        return KernelClass::Copy;
     if ((f & FlagGemm) && (f & FlagGenericGemm))
         return KernelClass::GenericGemm;
     if (f & FlagGemm)

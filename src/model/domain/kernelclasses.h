@@ -16,6 +16,7 @@ enum KernelFlag : std::uint8_t {
     FlagFp16 = 1 << 3,
     FlagBf16 = 1 << 4,
     FlagAttention = 1 << 5,    ///< attention kernels, for the kernel table's class column
+    FlagCopyKernel = 1 << 6,   ///< a runtime's copy or fill kernel (ROCm's __amd_rocclr_copyBuffer): a copy, not compute
 };
 
 /// What the attention detector says of one name (reference: _detect_attention_kernel).
@@ -23,8 +24,8 @@ enum class AttentionKind : std::uint8_t { None, FlashRocm, Flash, Sdpa };
 QString attentionLabel(AttentionKind kind);  ///< "flash_rocm", "flash", "sdpa"
 
 /// The class the kernel table shows.
-enum class KernelClass { Gemm, GenericGemm, Collective, Attention, Other };
-QString kernelClassName(KernelClass kind);  ///< "GEMM", "generic GEMM", "collective", "attention", "other"
+enum class KernelClass { Gemm, GenericGemm, Collective, Attention, Copy, Other };
+QString kernelClassName(KernelClass kind);  ///< "GEMM", "generic GEMM", "collective", "attention", "copy", "other"
 
 struct KernelClasses {
     std::vector<std::uint8_t> flags;         ///< per name id, KernelFlag bits

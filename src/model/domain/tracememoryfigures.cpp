@@ -3,11 +3,20 @@
 #include "formatting.h"
 #include "thresholds.h"
 
+#include <QLocale>
+
 #include <algorithm>
 
 namespace goblin {
 
 namespace {
+
+/// "8,220": counts as people read them.
+QString formatCount(qint64 n)
+{
+    static const QLocale english(QLocale::English, QLocale::UnitedStates);
+    return english.toString(n);
+}
 
 QString deviceWords(int id, const QString &name)
 {
@@ -44,6 +53,32 @@ TraceMemoryFigures traceMemoryFigures(const TorchTrace &torch)
             out.capacitySource = QStringLiteral("deviceProperties' totalGlobalMem of %1")
                                      .arg(deviceWords(best->deviceId, best->name));
         }
+    }
+    if (!best) {
+        // No allocator reserve: say what the trace's [memory] events are instead.
+        const DeviceMemory *sums = nullptr;
+        qint64 gpuEvents = 0;
+        for (const DeviceMemory &d : torch.memory.devices) {
+            gpuEvents += d.events;
+            if (d.allocatedFrom == AllocatedFrom::BytesRunningSum && (!sums || d.peakAllocatedBytes > sums->peakAllocatedBytes))
+                sums = &d;
+        }
+        if (sums)
+            out.noPeakReason =
+                QStringLiteral("no memory telemetry; the trace's %1 GPU [memory] events carry Bytes only (Kineto 2021, "
+                               "no allocator totals): allocated memory rises at most %2 above the trace's start on %3, "
+                               "but what the device held before the trace is unknown, so there is no HBM peak")
+                    .arg(formatCount(gpuEvents), formatGb(double(sums->peakAllocatedBytes) / kBytesPerHbmGb),
+                         deviceWords(sums->deviceId, sums->name));
+        else if (gpuEvents > 0)
+            out.noPeakReason = QStringLiteral("no memory telemetry; the trace's %1 GPU [memory] events carry no Total "
+                                              "Reserved and no Bytes")
+                                   .arg(formatCount(gpuEvents));
+        else if (torch.memory.memoryEvents > 0)
+            out.noPeakReason = QStringLiteral("no memory telemetry; the trace's %1 [memory] events are of host memory only")
+                                   .arg(formatCount(torch.memory.memoryEvents));
+        else
+            out.noPeakReason = QStringLiteral("no memory telemetry and no [memory] events in the trace");
     }
     if (!out.capacityGb && !torch.timeline.files.empty()) {
         const TraceIdentity &identity = torch.timeline.files.front().traits.identity;

@@ -26,6 +26,9 @@ struct TraceMemoryFigures {
     /// deviceProperties (every GPU of a job holds the same model in practice).
     std::optional<double> capacityGb;
     QString capacitySource;  ///< "deviceProperties' totalGlobalMem of device 0 (NVIDIA H100 80GB HBM3)"
+    /// Without a peak: why, in the form the trace's [memory] events took ("no [memory] events",
+    /// "8,220 GPU [memory] events carry Bytes only (Kineto 2021)…"). Empty with a peak.
+    QString noPeakReason;
 
     /// The words the budget shows with the peak: its source and that it is a lower bound.
     QString peakSource() const;

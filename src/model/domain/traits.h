@@ -4,6 +4,7 @@
 /// decided once at load by analysis/runtraits.h.
 
 #include "diagnostic.h"
+#include "programfacts.h"
 
 #include <QString>
 #include <optional>
@@ -66,6 +67,7 @@ struct RunTraitsAnalysis {
     QString vendor;              ///< "HIP" or "CUDA" as the trace's calls show it; empty when unknown
     // The phase counts summed over the files (the reason's numbers).
     qint64 cpuOps = 0, backwardOps = 0, optimizerOps = 0, optimizerSteps = 0, dataLoaderOps = 0, moduleFrames = 0;
+    qint64 profilerRanges = 0;  ///< cuda_profiler_range events
 };
 
 } // namespace goblin

@@ -295,7 +295,7 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
     addTimelineToReport(report, run, derived);
     addRanksToReport(report, run, derived);
     addPerStepToReport(report, run, derived);
-    addRunTraitsToReport(report, run.traits);
+    addRunTraitsToReport(report, run);
     addAttributionToReport(report, run);
     addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);

@@ -30,6 +30,47 @@ void addRunTraitsToReport(QJsonObject &report, const RunTraitsAnalysis &traits)
     report.insert(QStringLiteral("timeline_checks"), checks);
 }
 
+void addRunTraitsToReport(QJsonObject &report, const RunAnalysis &run)
+{
+    addRunTraitsToReport(report, run.traits);
+    const ProgramFacts &p = run.facts.program;
+    report.insert(QStringLiteral("run_kind"), programKindName(p.kind));
+    report.insert(QStringLiteral("run_kind_reason"), p.reason);
+
+    const auto orNull = [](const QString &s) { return s.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(s); };
+    QJsonObject facts = report.value(QStringLiteral("facts")).toObject();
+    QJsonArray devices;
+    for (const DeviceFact &d : run.facts.devices.devices)
+        devices.append(QJsonObject{
+            {QStringLiteral("name"), deviceDisplayName(d.gpu, d.traceDevice)},
+            {QStringLiteral("trace_device"), d.traceDevice},
+            {QStringLiteral("file"), orNull(d.file)},
+            {QStringLiteral("model"), orNull(d.model)},
+            {QStringLiteral("memory_gb"), d.memoryGb ? QJsonValue(*d.memoryGb) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("memory_state"), valueStateName(d.memoryState)},
+            {QStringLiteral("memory_source"), d.memorySource},
+            {QStringLiteral("shared_memory"), d.sharedMemory},
+        });
+    facts.insert(QStringLiteral("devices"), devices);
+    const DeviceFacts &dev = run.facts.devices;
+    facts.insert(QStringLiteral("capacity"),
+                 QJsonObject{{QStringLiteral("gb"), dev.capacityGb},
+                             {QStringLiteral("state"), valueStateName(dev.capacityState)},
+                             {QStringLiteral("source"), dev.capacitySource},
+                             {QStringLiteral("from_run"), dev.capacityFromRun},
+                             {QStringLiteral("shared_memory"), dev.sharedMemory}});
+    facts.insert(QStringLiteral("program"),
+                 QJsonObject{{QStringLiteral("kind"), programKindName(p.kind)},
+                             {QStringLiteral("state"), valueStateName(p.state)},
+                             {QStringLiteral("reason"), p.reason},
+                             {QStringLiteral("program"), orNull(p.program)},
+                             {QStringLiteral("pytorch"), p.pytorch},
+                             {QStringLiteral("data_loading_ops"), double(p.dataLoaderOps)},
+                             {QStringLiteral("profiler_ranges"), double(p.profilerRanges)},
+                             {QStringLiteral("distinct_kernels"), p.distinctKernels}});
+    report.insert(QStringLiteral("facts"), facts);
+}
+
 void addSeparateRunsToReport(QJsonObject &report, const RunAnalysis &run)
 {
     QJsonArray separate;

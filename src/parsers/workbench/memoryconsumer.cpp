@@ -227,19 +227,44 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
                 d.computeUnits = identity->deviceComputeUnits[size_t(i)];
         }
 
-        // Curve and peaks: the allocator's totals after each event, carried forward in between.
+        // Allocated memory: the allocator's Total Allocated; without it in any event (Kineto 2021),
+        // the running sum of the signed Bytes since the trace began (docs/memory.md).
+        bool anyTotalAllocated = false;
+        for (const Event *e : events) {
+            anyTotalAllocated = anyTotalAllocated || (e->have & 1);
+            d.eventsWithBytes += (e->have & 4) ? 1 : 0;
+        }
+        const bool fromBytes = !anyTotalAllocated && d.eventsWithBytes > 0;
+        d.allocatedFrom = anyTotalAllocated ? AllocatedFrom::Totals
+                          : fromBytes       ? AllocatedFrom::BytesRunningSum
+                                            : AllocatedFrom::None;
+        // The allocated value after each event (the running sum, or the last total carried forward)
+        // and whether the event gives one.
+        const auto allocatedAfter = [fromBytes](const Event &e, qint64 &level) {
+            if (fromBytes ? !(e.have & 4) : !(e.have & 1))
+                return false;
+            level = fromBytes ? level + e.bytes : e.allocated;
+            return true;
+        };
+
+        // Curve and peaks: the allocated and reserved levels after each event, carried forward in
+        // between. The running sum starts at 0: its peak is never below the trace's start.
         std::vector<MemoryPoint> points;
         qint64 allocated = 0, reserved = 0;
         for (const Event *e : events) {
-            if (e->have & 1) {
-                allocated = e->allocated;
-                d.peakAllocatedBytes = d.eventsWithAllocated++ == 0 ? allocated : std::max(d.peakAllocatedBytes, allocated);
+            const bool gaveAllocated = allocatedAfter(*e, allocated);
+            if (gaveAllocated) {
+                if (fromBytes)
+                    d.peakAllocatedBytes = std::max(d.peakAllocatedBytes, allocated);
+                else
+                    d.peakAllocatedBytes =
+                        d.eventsWithAllocated++ == 0 ? allocated : std::max(d.peakAllocatedBytes, allocated);
             }
             if (e->have & 2) {
                 reserved = e->reserved;
                 d.peakReservedBytes = d.eventsWithReserved++ == 0 ? reserved : std::max(d.peakReservedBytes, reserved);
             }
-            if (e->have & 3)
+            if (gaveAllocated || (e->have & 2))
                 points.push_back({e->tsNs, allocated, reserved});
         }
         if (points.size() <= kMaxCurvePoints) {
@@ -270,12 +295,11 @@ void MemoryConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &
 
         // Per step: the level carried into the step and every event inside it. Steps without an
         // event at or before their end are left out (nothing says what the allocator held).
-        if (d.eventsWithAllocated > 0 || d.eventsWithReserved > 0) {
+        if (d.allocatedFrom != AllocatedFrom::None || d.eventsWithReserved > 0) {
             std::vector<qint64> carriedAllocated(events.size()), carriedReserved(events.size());
             qint64 a = 0, r = 0;
             for (size_t i = 0; i < events.size(); ++i) {
-                if (events[i]->have & 1)
-                    a = events[i]->allocated;
+                allocatedAfter(*events[i], a);
                 if (events[i]->have & 2)
                     r = events[i]->reserved;
                 carriedAllocated[i] = a;

@@ -80,7 +80,7 @@ QString gpuModelName(const QString &raw)
 {
     static const QRegularExpression model(
         QStringLiteral("^(?=.*\\b(AMD|Radeon|Instinct|MI\\d{2,3}X?|NVIDIA|Tesla|GeForce|Quadro|TITAN|RTX|GTX|"
-                       "[ABHLTV]\\d{1,3}|GH\\d{3}|GB\\d{3}|Intel|Gaudi|Data Center GPU)\\b)[A-Za-z0-9 ()._/+-]{2,80}$"),
+                       "[ABHLTV]\\d{1,3}|GH\\d{3}|GB\\d{3}|gfx\\d{3,4}[a-z]?|Intel|Gaudi|Data Center GPU)\\b)[A-Za-z0-9 ()._/+-]{2,80}$"),
         QRegularExpression::CaseInsensitiveOption);
     const QString name = raw.simplified();
     return model.match(name).hasMatch() ? name : QString();
@@ -339,6 +339,8 @@ void TraceTraitsConsumer::onEvent(const KinetoEvent &event)
             onCpuOp(event.nameText);
         else if (cat == "cuda_runtime" || cat == "cuda_driver")
             onRuntime(event);
+        else if (cat.size() == 19 && cat == "cuda_profiler_range")
+            ++m_profilerRanges;  // CUPTI's range profiler: counters per range, no kernel timeline
         return;
     case 'O':  // Kineto 2021
         if (cat == "Operator")
@@ -488,6 +490,7 @@ void TraceTraitsConsumer::absorb(kineto::EventConsumer &laterRange, int)
 {
     TraceTraitsConsumer &range = static_cast<TraceTraitsConsumer &>(laterRange);
     m_cpuOps += range.m_cpuOps;
+    m_profilerRanges += range.m_profilerRanges;
     m_backwardOps += range.m_backwardOps;
     m_optimizerOps += range.m_optimizerOps;
     m_optimizerSteps += range.m_optimizerSteps;
@@ -564,6 +567,7 @@ void TraceTraitsConsumer::finish(const kineto::KinetoDocument &document, TorchTr
     phases.dataLoaderOps = m_dataLoaderOps;
     phases.forwardModules = m_moduleFrames;
     phases.cpuOps = m_cpuOps;
+    phases.profilerRanges = m_profilerRanges;
 
     // Identity: the top-level values the reader kept.
     TraceIdentity &identity = traits.identity;

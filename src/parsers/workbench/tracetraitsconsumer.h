@@ -58,6 +58,7 @@ private:
     // addition and concatenation (absorb() is called in range order): every read plan gives the
     // same traits.
     qint64 m_cpuOps = 0;
+    qint64 m_profilerRanges = 0;
     qint64 m_backwardOps = 0;
     qint64 m_optimizerOps = 0;
     qint64 m_optimizerSteps = 0;

@@ -37,6 +37,11 @@ private slots:
                                       << int(FlagGemm | FlagGenericGemm | FlagBf16)
                                       << int(FlagGemm | FlagGenericGemm | FlagBf16);
         QTest::newRow("generic but not a gemm") << "void at::native::generic_kernel<float>()" << 0 << 0;
+        // Issue 32: ROCm's blit kernels (clr rocclr/device/rocm/rocblit.cpp) are copies for the
+        // workbench; the reference's patterns stay untouched.
+        QTest::newRow("rocclr copyBuffer is a copy") << "__amd_rocclr_copyBuffer" << 0 << int(FlagCopyKernel);
+        QTest::newRow("rocclr copyBufferAligned is a copy") << "__amd_rocclr_copyBufferAligned.kd" << 0 << int(FlagCopyKernel);
+        QTest::newRow("rocclr fillBufferAligned is a copy") << "__amd_rocclr_fillBufferAligned" << 0 << int(FlagCopyKernel);
         QTest::newRow("token needs boundaries") << "void gemmology_kernel()" << 0 << 0;
         QTest::newRow("ck bhalf_t is bf16 for the workbench")
             << "void ck_tile::kentry<ck_tile::FmhaBwd<ck::bhalf_t, float> >" << 0 << int(FlagBf16 | FlagAttention);
@@ -165,6 +170,18 @@ private slots:
             << "void deep_ep::internode::notify_dispatch<false, 8>(int const*, int*, int, int const*, int*, int, "
                "bool const*, int, int*, int, int, int*, int*, int*, int*, int, int, void*, int, void**, int**, int)"
             << false << true;
+        // Issue 32: builds that keep DeepEP's first namespace (dpsk::ep) — 46 % of kernel time on one
+        // DeepSeek training trace was booked as compute.
+        QTest::newRow("DeepEP dpsk::ep intranode dispatch")
+            << "void dpsk::ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int*)" << false
+            << true;
+        QTest::newRow("DeepEP dpsk::ep internode combine")
+            << "void dpsk::ep::internode::combine<__nv_bfloat16, 8, 4>(int4*, float*, bool*, int4 const*)" << false << true;
+        QTest::newRow("DeepEP dpsk::ep internode_ll dispatch")
+            << "void dpsk::ep::internode_ll::dispatch<false, 3, 7168>(void*, float*, int*, long*)" << false << true;
+        QTest::newRow("dpsk::ep layout is no communication")
+            << "void dpsk::ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*)" << false
+            << false;
         QTest::newRow("DeepEP legacy intranode combine (source)")
             << "void deep_ep::legacy::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*, ...)" << false
             << true;

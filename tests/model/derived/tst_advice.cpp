@@ -187,7 +187,7 @@ private slots:
                                    << QStringList{"DataLoader", "Capture the step", "DDP", "Train in"};
         // A vLLM-style decode that replays HIP graphs (1 replay in 8 recorded): the idle is not
         // measured, so nothing argues from it, and no "capture with graphs" for a run that replays them.
-        QTest::newRow("graph replay") << "runs/graph-replay-decode/torch_profile.json" << "inference" << QStringList{}
+        QTest::newRow("graph replay") << "runs/graph-replay-decode/torch_profile.json" << "graph_replay" << QStringList{}
                                       << QStringList{"DataLoader", "Capture the", "graphs or torch.compile"};
     }
     void adviceFitsTheRun()

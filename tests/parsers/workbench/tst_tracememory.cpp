@@ -31,23 +31,28 @@ QString deviceText(const DeviceMemory &d, int topOps)
 {
     QStringList steps, ops;
     for (const StepMemoryPeak &s : d.steps)
-        steps << QStringLiteral("%1 %2/%3").arg(s.label).arg(s.peakAllocatedBytes).arg(s.peakReservedBytes);
+        steps << QStringLiteral("%1 %2/%3")
+                     .arg(s.label,
+                          d.allocatedFrom != AllocatedFrom::None ? QString::number(s.peakAllocatedBytes) : QStringLiteral("null"),
+                          d.eventsWithReserved ? QString::number(s.peakReservedBytes) : QStringLiteral("null"));
     for (int i = 0; i < std::min<int>(topOps, int(d.topOps.size())); ++i)
         ops << QStringLiteral("%1 %2x %3").arg(d.topOps[size_t(i)].name).arg(d.topOps[size_t(i)].allocations)
                    .arg(d.topOps[size_t(i)].allocatedBytes);
+    const char *from[] = {"null", "allocator_totals", "bytes_running_sum"};
     return QStringLiteral("type %1 id %2 events %3 peak %4/%5 name '%6' capacity %7 units %8 allocations %9 "
-                          "outside %10 | steps [%11] | ops [%12]")
+                          "outside %10 | steps [%11] | ops [%12] | from %13")
         .arg(d.deviceType)
         .arg(d.deviceId)
         .arg(d.events)
-        .arg(d.eventsWithAllocated ? QString::number(d.peakAllocatedBytes) : QStringLiteral("null"))
+        .arg(d.allocatedFrom != AllocatedFrom::None ? QString::number(d.peakAllocatedBytes) : QStringLiteral("null"))
         .arg(d.eventsWithReserved ? QString::number(d.peakReservedBytes) : QStringLiteral("null"))
         .arg(d.name)
         .arg(d.capacityBytes ? QString::number(*d.capacityBytes) : QStringLiteral("null"))
         .arg(d.computeUnits ? QString::number(*d.computeUnits) : QStringLiteral("null"))
         .arg(d.allocations)
         .arg(d.allocationsOutsideOps)
-        .arg(steps.join(QStringLiteral(", ")), ops.join(QStringLiteral(", ")));
+        .arg(steps.join(QStringLiteral(", ")), ops.join(QStringLiteral(", ")),
+             QString::fromLatin1(from[int(d.allocatedFrom)]));
 }
 
 QString number(const QJsonValue &v)
@@ -69,15 +74,16 @@ QString expectedText(const QJsonObject &d, int &topOps)
         ops << QStringLiteral("%1 %2x %3")
                    .arg(o[QLatin1String("name")].toString(), number(o[QLatin1String("allocations")]),
                         number(o[QLatin1String("allocated_bytes")]));
+    const QJsonValue from = d[QLatin1String("allocated_from")];
     return QStringLiteral("type %1 id %2 events %3 peak %4/%5 name '%6' capacity %7 units %8 allocations %9 "
-                          "outside %10 | steps [%11] | ops [%12]")
+                          "outside %10 | steps [%11] | ops [%12] | from %13")
         .arg(number(d[QLatin1String("device_type")]), number(d[QLatin1String("device")]),
              number(d[QLatin1String("events")]), number(d[QLatin1String("peak_allocated_bytes")]),
              number(d[QLatin1String("peak_reserved_bytes")]), d[QLatin1String("name")].toString(),
              number(d[QLatin1String("capacity_bytes")]), number(d[QLatin1String("num_sms")]),
              number(d[QLatin1String("allocations")]))
         .arg(number(d[QLatin1String("allocations_outside_ops")]), steps.join(QStringLiteral(", ")),
-             ops.join(QStringLiteral(", ")));
+             ops.join(QStringLiteral(", ")), from.isString() ? from.toString() : QStringLiteral("null"));
 }
 
 TorchTrace parseText(const QByteArray &json)
@@ -174,7 +180,9 @@ void TestTraceMemory::realFixtures()
         QCOMPARE(deviceText(device, topOps), want);
         // The curve carries every event with totals (none of these is long enough to decimate).
         const DeviceMemory &d = device;
-        QCOMPARE(qint64(d.curve.size()), std::max(d.eventsWithAllocated, d.eventsWithReserved));
+        const qint64 allocatedPoints = d.allocatedFrom == AllocatedFrom::BytesRunningSum ? d.eventsWithBytes
+                                                                                          : d.eventsWithAllocated;
+        QCOMPARE(qint64(d.curve.size()), std::max(allocatedPoints, d.eventsWithReserved));
         QVERIFY(std::is_sorted(d.curve.begin(), d.curve.end(),
                                [](const MemoryPoint &a, const MemoryPoint &b) { return a.timestampNs < b.timestampNs; }));
     }
@@ -203,12 +211,12 @@ void TestTraceMemory::literal_data()
                      memoryEvent(40, 1, 1, -100, 50, 1024), memoryEvent(45, 1, 1, 30, 80, 1024, 8)},
                     props)
         << QStringLiteral("type 1 id 1 events 4 peak 150/1024 name 'NVIDIA H100 80GB HBM3' capacity 2000 units 8 allocations 3 "
-                          "outside 1 | steps [ProfilerStep#3 150/1024] | ops [aten::empty 1x 100, aten::zeros 1x 50]")
+                          "outside 1 | steps [ProfilerStep#3 150/1024] | ops [aten::empty 1x 100, aten::zeros 1x 50] | from allocator_totals")
         << qint64(4) << 0;
     QTest::newRow("ROCm Device Type 6, no deviceProperties")
         << document({memoryEvent(12, 6, 0, 100, 100, 200)})
         << QStringLiteral("type 6 id 0 events 1 peak 100/200 name '' capacity null units null allocations 1 "
-                          "outside 1 | steps [] | ops []")
+                          "outside 1 | steps [] | ops [] | from allocator_totals")
         << qint64(1) << 0;
     QTest::newRow("two devices, unusable event diagnosed")
         << document({memoryEvent(12, 1, 0, 10, 10, 20), memoryEvent(13, 1, 1, 10, 30, 40),
@@ -216,9 +224,33 @@ void TestTraceMemory::literal_data()
                      R"({"ph": "i", "name": "[OutOfMemory]", "pid": 1, "tid": 7, "ts": 15, "args": {"Device Type": 1}})"},
                     props)
         << QStringLiteral("type 1 id 0 events 1 peak 10/20 name 'AMD Instinct MI300X' capacity 1000 units 4 allocations 1 outside 1 "
-                          "| steps [] | ops [] ; type 1 id 1 events 1 peak 30/40 name 'NVIDIA H100 80GB HBM3' capacity 2000 units 8 "
-                          "allocations 1 outside 1 | steps [] | ops []")
+                          "| steps [] | ops [] | from allocator_totals ; type 1 id 1 events 1 peak 30/40 name 'NVIDIA H100 80GB HBM3' "
+                          "capacity 2000 units 8 allocations 1 outside 1 | steps [] | ops [] | from allocator_totals")
         << qint64(3) << 1;
+    // Kineto 2021 (issue 32): Bytes only. Allocated is the running sum of the signed Bytes since
+    // the trace began (100, 150, 50, 80: peak 150; the step carries 100 in and sees 150, 50);
+    // nothing says what was reserved.
+    const auto bytesOnly = [](double tsUs, qint64 bytes, int tid = 7) {
+        return QStringLiteral(R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": %1, "ts": %2, )"
+                              R"("args": {"Device Type": 1, "Device Id": 0, "Bytes": %3}})")
+            .arg(tid)
+            .arg(tsUs, 0, 'f', 3)
+            .arg(bytes)
+            .toUtf8();
+    };
+    QTest::newRow("Kineto 2021: Bytes only, running sum")
+        << document({op, inner, step, bytesOnly(12, 100), bytesOnly(25, 50), bytesOnly(40, -100), bytesOnly(45, 30, 8)},
+                    props)
+        << QStringLiteral("type 1 id 0 events 4 peak 150/null name 'AMD Instinct MI300X' capacity 1000 units 4 allocations 3 "
+                          "outside 1 | steps [ProfilerStep#3 150/null] | ops [aten::empty 1x 100, aten::zeros 1x 50] | "
+                          "from bytes_running_sum")
+        << qint64(4) << 0;
+    // Frees before any allocation: the sum goes below the trace's start, the peak stays 0.
+    QTest::newRow("Kineto 2021: frees first")
+        << document({bytesOnly(12, -64), bytesOnly(13, -64), bytesOnly(14, 32)})
+        << QStringLiteral("type 1 id 0 events 3 peak 0/null name '' capacity null units null allocations 1 "
+                          "outside 1 | steps [] | ops [] | from bytes_running_sum")
+        << qint64(3) << 0;
 }
 
 void TestTraceMemory::literal()
