@@ -13,32 +13,13 @@
 /// Agent_Id "Agent <logical_index>"; the duration is end - start.
 
 #include "kerneltraceparser.h"
+#include "kernels/kernelsink.h"
 #include "progress.h"
 
 #include <QString>
 
 namespace goblin
 {
-
-namespace kernels
-{
-class NamePool;
-struct Accumulator;
-} // namespace kernels
-
-/// Where one database's rows go.
-struct RocpdSink {
-    kernels::NamePool &names;
-    kernels::Accumulator *reference; ///< null: the reference reading does not read this file
-    kernels::Accumulator &workbench;
-    int host = 0; ///< agents of files in different host folders are different agents
-};
-
-enum class RocpdOutcome {
-    Read,      ///< a rocpd database; its rows (if any) were used
-    Unusable,  ///< not a database, not rocpd, unsupported or unreadable (one diagnostic says why)
-    Cancelled,
-};
 
 /// A database file's row in the inputs, and the refusal every database reader (rocpd, rpd, nsys)
 /// gives when it cannot read the file: a diagnostic naming it, and the row saying what it is.
