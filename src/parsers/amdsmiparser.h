@@ -3,7 +3,7 @@
 
 #include "diagnostic.h"
 #include "results/smitelemetry.h"
-#include "inputfile.h"
+#include "results/inputfile.h"
 #include "progress.h"
 
 #include <QByteArrayView>

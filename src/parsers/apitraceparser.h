@@ -6,7 +6,7 @@
 
 #include "diagnostic.h"
 #include "results/apitraces.h"
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 #include "progress.h"
 
 #include <QRegularExpression>

@@ -104,8 +104,8 @@ public:
             format = guessInnerFormat(row.role, QFileInfo(rel).fileName(), inner);
             formatNote = inner.tables ? inner.tables->note : QString();
         }
-        RocpdSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
-        const RocpdOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
+        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
+        const ReadOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
         if (!formatNote.isEmpty())
             m_trace.diagnostics.push_back(
                 {Severity::Warning, rel, 0,
@@ -119,8 +119,8 @@ public:
                     info.sizeBytes = QFileInfo(givenPath).size();
                 }
         m_bytesBefore += QFileInfo(givenPath).size();
-        return outcome == RocpdOutcome::Read        ? Outcome::Read
-               : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
+        return outcome == ReadOutcome::Read        ? Outcome::Read
+               : outcome == ReadOutcome::Cancelled ? Outcome::Cancelled
                                                     : Outcome::Unusable;
     }
 

@@ -4,8 +4,8 @@
 
 #include "diagnostic.h"
 #include "results/kerneltrace.h"
-#include "gputimeline.h"
-#include "inputfile.h"
+#include "results/gputimeline.h"
+#include "results/inputfile.h"
 #include "apitraceparser.h"
 #include "progress.h"
 

@@ -27,7 +27,7 @@ class DatabaseRow
 {
 public:
     DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace);
-    RocpdOutcome refuse(Severity severity, const QString &message, const QString &dialect);
+    ReadOutcome refuse(Severity severity, const QString &message, const QString &dialect);
     InputFileInfo info;
 
 private:
@@ -37,7 +37,7 @@ private:
 /// Reads one database (both readings, and one KernelTrace::timeline file with its kernels).
 /// Appends one InputFileInfo and the diagnostics to `trace`. `progress` gets the bytes of
 /// this file read so far (an estimate from the rows read); false cancels.
-RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                                const ProgressCallback &progress = {});
 
 } // namespace goblin

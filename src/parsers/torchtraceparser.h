@@ -3,11 +3,11 @@
 
 #include "diagnostic.h"
 #include "results/torchtrace.h"
-#include "gputimeline.h"
-#include "inputfile.h"
+#include "results/gputimeline.h"
+#include "results/inputfile.h"
 #include "progress.h"
-#include "traceattribution.h"
-#include "tracememory.h"
+#include "results/traceattribution.h"
+#include "results/tracememory.h"
 
 #include <QByteArrayView>
 #include <QJsonValue>

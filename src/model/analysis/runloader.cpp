@@ -2,6 +2,9 @@
 // run concurrently on its files (the CSVs and the JSON on different cores), the chrome traces
 // that are not ranks of one job are set apart, then the analysis is derived once.
 
+#include "amdsmiparser.h"
+#include "torchtraceparser.h"
+#include "kerneltraceparser.h"
 #include "runanalysis.h"
 
 #include "apitraceparser.h"

@@ -19,8 +19,8 @@
 namespace goblin {
 
 struct KernelTrace;   // kerneltraceparser.h
-struct RocpdSink;     // rocpdreader.h
-enum class RocpdOutcome;
+struct KernelSink;     // rocpdreader.h
+enum class ReadOutcome;
 struct SmiTelemetry;  // amdsmiparser.h
 
 /// What a file is to the workbench: which entry reads it and by which rules of the inventory
@@ -100,7 +100,7 @@ enum class FormatPlace {
 
 /// Reads one kernel file of this format into the run's kernel trace (rocpdreader.h's sink: the
 /// name pool and the readings' accumulators). `progress` gets this file's bytes; false cancels.
-using KernelFileReader = RocpdOutcome (*)(const QString &path, const QString &relativePath, RocpdSink &sink,
+using KernelFileReader = ReadOutcome (*)(const QString &path, const QString &relativePath, KernelSink &sink,
                                           KernelTrace &trace, const ProgressCallback &progress);
 /// Reads one telemetry file of this format (the whole run's telemetry).
 using TelemetryFileReader = SmiTelemetry (*)(const QString &path, const QString &relativePath,

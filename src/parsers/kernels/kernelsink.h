@@ -14,7 +14,7 @@ struct Accumulator;
 } // namespace kernels
 
 /// Where one file's rows go.
-struct RocpdSink {
+struct KernelSink {
     kernels::NamePool &names;
     kernels::Accumulator *reference; ///< null: the reference reading does not read this file
     kernels::Accumulator &workbench;
@@ -22,7 +22,7 @@ struct RocpdSink {
 };
 
 /// How one kernel file was read.
-enum class RocpdOutcome {
+enum class ReadOutcome {
     Read,      ///< the format's file; its rows (if any) were used
     Unusable,  ///< not a file of the format, unsupported or unreadable (one diagnostic says why)
     Cancelled,

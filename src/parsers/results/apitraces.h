@@ -3,7 +3,7 @@
 /// (HostActivity), and the steps and host activity made of them (ApiTraces; apitraceparser.h).
 
 #include "diagnostic.h"
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QString>
 #include <QStringList>

@@ -4,8 +4,8 @@
 
 #include "results/apitraces.h"
 #include "diagnostic.h"
-#include "gputimeline.h"
-#include "inputfile.h"
+#include "results/gputimeline.h"
+#include "results/inputfile.h"
 
 #include <QString>
 #include <QStringList>

@@ -3,7 +3,7 @@
 /// the GPUs' memory, the trace's wall clock for placing the samples.
 
 #include "diagnostic.h"
-#include "inputfile.h"
+#include "results/inputfile.h"
 
 #include <QString>
 #include <cmath>

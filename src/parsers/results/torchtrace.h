@@ -3,10 +3,10 @@
 /// the GPU timelines of every rank, the attribution and the memory events.
 
 #include "diagnostic.h"
-#include "gputimeline.h"
-#include "inputfile.h"
-#include "traceattribution.h"
-#include "tracememory.h"
+#include "results/gputimeline.h"
+#include "results/inputfile.h"
+#include "results/traceattribution.h"
+#include "results/tracememory.h"
 
 #include <QJsonValue>
 #include <QString>
