@@ -205,11 +205,8 @@ SmiTelemetry parseAmdSmiBytes(QByteArrayView bytes, const QString &displayName, 
     return readBothFrom(QByteArray::fromRawData(bytes.data(), bytes.size()), std::move(out), displayName, progress);
 }
 
-namespace {
-
-/// A telemetry log the inventory recognised by its content (not amd_smi.csv): the workbench
-/// reads it, the reference reads no telemetry (it opens amd_smi.csv only).
-SmiTelemetry parseTelemetryLogFile(const QString &path, const QString &displayName, const ProgressCallback &progress)
+SmiTelemetry parseTelemetryLogFile(telemetry::LogKind kind, const QString &path, const QString &displayName,
+                                   const ProgressCallback &progress)
 {
     SmiTelemetry out;
     out.file.relativePath = displayName;
@@ -221,14 +218,6 @@ SmiTelemetry parseTelemetryLogFile(const QString &path, const QString &displayNa
     }
     const QByteArray bytes = file.readAll();
     out.file.sizeBytes = bytes.size();
-    const telemetry::LogKind kind =
-        telemetry::sniffTelemetryLog(QByteArrayView(bytes).first(std::min<qsizetype>(bytes.size(), 4096)));
-    if (kind == telemetry::LogKind::None) {
-        out.diagnostics.push_back({Severity::Error, displayName, 0,
-                                   QStringLiteral("its text is no nvidia-smi, dcgmi dmon or rocm-smi log (any more): "
-                                                  "no telemetry")});
-        return out;
-    }
     telemetry::readTelemetryLog(kind, bytes, displayName, out);
     out.diagnostics.push_back({Severity::Info, displayName, 0,
                                QStringLiteral("%1 log read as the run's telemetry by the workbench; the reference "
@@ -239,17 +228,13 @@ SmiTelemetry parseTelemetryLogFile(const QString &path, const QString &displayNa
     return out;
 }
 
-} // namespace
-
 SmiTelemetry parseAmdSmi(const RunInventory &inventory, const ProgressCallback &progress)
 {
     const QString name = kSmiFileName;
     SmiTelemetry out;
     const InputRow *row = inventory.smiTelemetry();
-    if (row && row->relativePath != name && row->role == InputRole::SmiTelemetry)
-        out = parseTelemetryLogFile(inventory.filePath(*row), row->relativePath, progress);
-    else if (row)
-        out = parseAmdSmiFile(inventory.filePath(*row), name, progress);
+    if (row)  // amd_smi.csv (whatever it holds: the reference reads it by its name), or a log known by its content
+        out = row->format->readTelemetry(inventory.filePath(*row), row->relativePath, progress);
     else
         // Not in the folder, or not among the files opened: what parseAmdSmiFile() says of a
         // missing file, without looking at a file the caller left out.

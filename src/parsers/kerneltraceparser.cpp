@@ -1,6 +1,7 @@
 #include "kerneltraceparser.h"
 
-#include "io/gzipinflater.h"
+#include "formats/registry.h"
+#include "io/inflatedcopy.h"
 #include "io/regularfile.h"
 #include "io/runinventory.h"
 
@@ -12,17 +13,10 @@
 #include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
 #include "rocpdreader.h"
-#include "pftrace/pftracereader.h"
-#include "rocprofjson/rocprofjsonreader.h"
-#include "nsys/nsysreader.h"
-#include "rpd/dbcommon.h"
-#include "rpd/rpdreader.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QStorageInfo>
-#include <QTemporaryFile>
 
 #include <algorithm>
 
@@ -76,62 +70,48 @@ public:
         return readCsv(reader, info, QFileInfo(rel).fileName(), host, true, true);
     }
 
-    /// A database in place of trace.csv, told by its tables (rpd/dbcommon.h): rocpd (both
-    /// readings), rocmProfileData or an Nsight Systems export (the workbench only). `rocpd` says
-    /// whether it was read as rocpd.
-    Outcome readDatabase(const QString &givenPath, const QString &rel, int host, bool &rocpd)
+    /// A kernel file read by the reader its format names (formats/registry.h): a database in
+    /// place of trace.csv (rocpd: both readings; rpd, nsys: the workbench only), a rocprofv3 JSON
+    /// or a Perfetto trace (the workbench only). A gzipped database is inflated first (the
+    /// container step) and the registry names the format of what it holds. `format` says which
+    /// format read it (null: none could).
+    Outcome readKernelFile(const InputRow &row, const QString &givenPath, int host, const InputFormat *&format)
     {
+        const QString &rel = row.relativePath;
         const qint64 before = m_bytesBefore;
         ProgressCallback progress;
         if (m_progress)
             progress = [this, before](qint64 done) { return m_progress(before + done); };
-        // A gzipped database (rpd files of vLLM runs travel as .rpd.gz): SQLite opens files by
-        // name, so it is inflated into a private temporary file, removed when read; the run folder
-        // is never written. Diagnostics still name the file as it lies in the folder.
-        QTemporaryFile inflated(QDir(QDir::tempPath()).filePath(QStringLiteral("goblin-workbench-XXXXXX.sqlite")));
+        format = row.format;
+        QString formatNote = row.formatNote;
         QString path = givenPath;
-        if (isGzipFile(givenPath)) {
-            bool cancelled = false;
-            QString problem;
-            if (!inflated.open())
-                problem = QStringLiteral("cannot create a temporary file in %1 (%2)")
-                              .arg(QDir::tempPath(), inflated.errorString());
-            else  // leaving the temporary folder's disk 256 MiB
-                problem = io::inflateFileTo(
-                    givenPath, inflated, std::max<qint64>(0, QStorageInfo(QDir::tempPath()).bytesAvailable() - (qint64(256) << 20)),
-                    progress, &cancelled);
-            if (cancelled)
+        io::InflatedCopy inflated;
+        if (format->container) {
+            const io::InflatedCopy::Outcome step = inflated.inflate(givenPath, progress);
+            if (step == io::InflatedCopy::Outcome::Cancelled)
                 return Outcome::Cancelled;
-            if (!problem.isEmpty() || !inflated.flush()) {
+            if (step == io::InflatedCopy::Outcome::Failed) {
                 m_trace.diagnostics.push_back(
                     {Severity::Warning, rel, 0,
                      QStringLiteral("is gzip-compressed and could not be inflated (%1); no kernels read from it")
-                         .arg(problem.isEmpty() ? inflated.errorString() : problem)});
+                         .arg(inflated.problem())});
                 m_bytesBefore += QFileInfo(givenPath).size();
+                format = nullptr;
                 return Outcome::Unusable;
             }
-            inflated.close();
-            path = inflated.fileName();
+            path = inflated.path();
+            const FileHead inner = FileHead::read(path, QFileInfo(path), true);
+            format = guessInnerFormat(row.role, QFileInfo(rel).fileName(), inner);
+            formatNote = inner.tables ? inner.tables->note : QString();
         }
-        const dbread::Recognition kind = dbread::recognise(path);
-        rocpd = kind.kind == dbread::DatabaseKind::Other;
-        RocpdOutcome outcome;
-        if (kind.kind == dbread::DatabaseKind::Rpd) {
-            RocpdSink sink{m_names, nullptr, m_wb, host};
-            outcome = readRpdDatabase(path, rel, sink, m_trace, progress);
-        } else if (kind.kind == dbread::DatabaseKind::Nsys) {
-            RocpdSink sink{m_names, nullptr, m_wb, host};
-            outcome = readNsysDatabase(path, rel, sink, m_trace, progress);
-        } else {
-            RocpdSink sink{m_names, &m_ref, m_wb, host};
-            outcome = readRocpdDatabase(path, rel, sink, m_trace, progress);
-            if (!kind.incompleteRpd.isEmpty())
-                m_trace.diagnostics.push_back(
-                    {Severity::Warning, rel, 0,
-                     QStringLiteral("has rocmProfileData's tables but not the columns the rpd reader needs (%1); not "
-                                    "read as rpd either")
-                         .arg(kind.incompleteRpd)});
-        }
+        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
+        const ReadOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
+        if (!formatNote.isEmpty())
+            m_trace.diagnostics.push_back(
+                {Severity::Warning, rel, 0,
+                 QStringLiteral("has rocmProfileData's tables but not the columns the rpd reader needs (%1); not "
+                                "read as rpd either")
+                     .arg(formatNote)});
         if (path != givenPath)  // the listing describes the file in the folder, not its inflated copy
             for (InputFileInfo &info : m_trace.files)
                 if (info.relativePath == rel) {
@@ -139,35 +119,8 @@ public:
                     info.sizeBytes = QFileInfo(givenPath).size();
                 }
         m_bytesBefore += QFileInfo(givenPath).size();
-        return outcome == RocpdOutcome::Read        ? Outcome::Read
-               : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
-                                                    : Outcome::Unusable;
-    }
-
-    static bool isGzipFile(const QString &path)
-    {
-        if (!specialFileProblem(path).isEmpty())
-            return false;  // the database reader says what it is
-        QFile f(path);
-        char magic[2] = {0, 0};
-        return f.open(QIODevice::ReadOnly) && f.read(magic, 2) == 2 && quint8(magic[0]) == 0x1f &&
-               quint8(magic[1]) == 0x8b;
-    }
-
-    /// A rocprofv3 JSON or a Perfetto trace in place of a CSV kernel trace: the workbench reading
-    /// only (the reference reads trace.csv, or a rocpd database as its stand-in).
-    Outcome readKernelFile(const QString &path, const QString &rel, int host, bool json)
-    {
-        RocpdSink sink{m_names, nullptr, m_wb, host};
-        const qint64 before = m_bytesBefore;
-        ProgressCallback progress;
-        if (m_progress)
-            progress = [this, before](qint64 done) { return m_progress(before + done); };
-        const RocpdOutcome outcome = json ? readRocprofJson(path, rel, sink, m_trace, progress)
-                                          : readPftrace(path, rel, sink, m_trace, progress);
-        m_bytesBefore += QFileInfo(path).size();
-        return outcome == RocpdOutcome::Read        ? Outcome::Read
-               : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
+        return outcome == ReadOutcome::Read        ? Outcome::Read
+               : outcome == ReadOutcome::Cancelled ? Outcome::Cancelled
                                                     : Outcome::Unusable;
     }
 
@@ -369,151 +322,215 @@ KernelTrace parseKernelTraces(const QString &runDir, const ProgressCallback &pro
     return parseKernelTraces(RunInventory::scanFolder(runDir), progress);
 }
 
-KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallback &progress)
+namespace {
+
+/// The kernel sources of one inventory, read in phases: trace.csv (both readings), else the
+/// databases, else rocprofv3 JSON and pftrace files, else the per-process CSVs; each phase says in
+/// a diagnostic what it read instead of what.
+class KernelSources
 {
-    KernelTrace trace;
-    const QDir dir(inventory.folder());
-    const QString tracePath = dir.filePath(kTraceFileName);
-    // Python's Path.exists() follows symlinks, as QFileInfo::exists() does (and the inventory).
-    trace.referenceFileFound = inventory.kernelTrace() != nullptr;
-    TraceReader reader(trace, progress);
-    const QStringList perProcess = pathsOf(inventory.processKernelTraces());
-    const QStringList databases = pathsOf(inventory.databases());
-    auto listFiles = [](const QStringList &files) {
+public:
+    enum class Next { Continue, Done, Cancelled };
+
+    KernelSources(const RunInventory &inventory, KernelTrace &trace, TraceReader &reader)
+        : m_inventory(inventory), m_dir(inventory.folder()), m_trace(trace), m_reader(reader),
+          m_perProcess(pathsOf(inventory.processKernelTraces())), m_databases(pathsOf(inventory.databases())),
+          m_whatRead(inventory.wholeFolder() ? QStringLiteral("per-process trace file(s) rocprofv3 wrote")
+                                             : QStringLiteral("kernel trace file(s) opened"))
+    {
+    }
+
+    /// trace.csv, read by both profiles; true in `workbenchDone` when the workbench found its kernels there.
+    Next readReferenceCsv(bool &workbenchDone)
+    {
+        const auto outcome = m_reader.readFile(m_dir.filePath(kTraceFileName), kTraceFileName,
+                                               m_reader.hostIndex(QString()), true, true);
+        if (outcome == TraceReader::Outcome::Cancelled)
+            return Next::Cancelled;
+        workbenchDone = outcome == TraceReader::Outcome::Read;
+        if (!workbenchDone && !m_perProcess.isEmpty())
+            note(QStringLiteral("trace.csv holds no kernel trace the workbench can read; it reads the %1 %2 instead "
+                                "(%3)")
+                     .arg(m_perProcess.size())
+                     .arg(m_whatRead, listFiles(m_perProcess)));
+        else if (!m_perProcess.isEmpty())
+            note(QStringLiteral("%1 per-process trace file(s) (%2) are also present; both profiles read trace.csv only")
+                     .arg(m_perProcess.size())
+                     .arg(listFiles(m_perProcess)));
+        return Next::Continue;
+    }
+
+    /// rocprofv3's default output (ROCm 7) in place of trace.csv, read as the trace.csv rocpd2csv
+    /// would make; rpd and nsys databases by the workbench alone.
+    Next readDatabases()
+    {
+        if (m_databases.isEmpty())
+            return Next::Continue;
+        int read = 0;
+        QStringList others;     // rpd and nsys databases read: the workbench's alone
+        QStringList rocpdFiles; // rocpd databases read: both profiles'
+        for (const InputRow *row : m_inventory.databases()) {
+            const InputFormat *format = nullptr;
+            const auto outcome = m_reader.readKernelFile(*row, m_inventory.filePath(*row), hostOf(row->relativePath), format);
+            if (outcome == TraceReader::Outcome::Cancelled)
+                return Next::Cancelled;
+            if (outcome != TraceReader::Outcome::Read)
+                continue;
+            if (format->referenceReads) {
+                rocpdFiles << row->relativePath;
+                ++read;
+            } else {
+                others << row->relativePath;
+            }
+        }
+        if (read > 0) {
+            m_trace.referenceFileFound = true;
+            note(QStringLiteral("not found; both profiles read the kernels of %1 rocpd database(s) (%2) as the "
+                                "trace.csv rocpd2csv would make of them")
+                     .arg(read)
+                     .arg(listFiles(others.isEmpty() ? m_databases : rocpdFiles)));
+        }
+        if (!others.isEmpty())
+            note(QStringLiteral("not found; the workbench reads the kernels of %1 rocmProfileData/Nsight Systems "
+                                "database(s) (%2); the reference reads neither kind")
+                     .arg(others.size())
+                     .arg(listFiles(others)));
+        return read > 0 || !others.isEmpty() ? Next::Done : Next::Continue;
+    }
+
+    /// rocprofv3's JSON and pftrace outputs: the workbench reads them when no CSV and no database
+    /// gave kernels.
+    Next readKernelFiles()
+    {
+        std::vector<const InputRow *> rows = m_inventory.rocprofJsons();
+        for (const InputRow *row : m_inventory.pftraces())
+            rows.push_back(row);
+        if (rows.empty())
+            return Next::Continue;
+        int read = 0;
+        for (const InputRow *row : rows) {
+            const InputFormat *format = nullptr;
+            const auto outcome = m_reader.readKernelFile(*row, m_inventory.filePath(*row), hostOf(row->relativePath), format);
+            if (outcome == TraceReader::Outcome::Cancelled)
+                return Next::Cancelled;
+            read += outcome == TraceReader::Outcome::Read;
+        }
+        if (read == 0)
+            return Next::Continue;
+        note(QStringLiteral("not found; the workbench reads the kernels of %1 rocprofv3 JSON / Perfetto "
+                            "trace file(s) (%2); the reference reads neither kind")
+                 .arg(read)
+                 .arg(listFiles(pathsOf(rows))));
+        return Next::Done;
+    }
+
+    /// No kernel source at all: what was looked for, and what lies there instead.
+    void noKernelSource()
+    {
+        m_trace.diagnostics.push_back(
+            {Severity::Warning, kTraceFileName, 0,
+             m_inventory.wholeFolder()
+                 ? QStringLiteral("not found, and no rocprofv3 *_kernel_trace.csv in the folder or its sub-folders: no "
+                                  "kernel data%1")
+                       .arg(otherCandidates(m_inventory))
+                 : QStringLiteral("not among the files opened, nor any other kernel trace: no kernel data")});
+    }
+
+    void processCsvsInstead()
+    {
+        note(QStringLiteral("not found (the reference reads no kernels); the workbench reads the %1 %2 instead (%3)")
+                 .arg(m_perProcess.size())
+                 .arg(m_whatRead, listFiles(m_perProcess)));
+    }
+
+    /// Databases beside a CSV kernel trace are named, not read.
+    void databasesNotRead()
+    {
+        if (!m_databases.isEmpty())
+            m_trace.diagnostics.push_back(
+                {Severity::Info, m_databases.front(), 0,
+                 QStringLiteral("%1 database file(s) (%2) are also present and not read: the CSV kernel trace is")
+                     .arg(m_databases.size())
+                     .arg(listFiles(m_databases))});
+    }
+
+    /// The per-process CSVs, by the workbench alone, as one trace.
+    Next readProcessCsvs()
+    {
+        for (const QString &rel : m_perProcess) {
+            const auto outcome = m_reader.readFile(m_dir.filePath(rel), rel, hostOf(rel), false, true);
+            if (outcome == TraceReader::Outcome::Cancelled)
+                return Next::Cancelled;
+        }
+        return Next::Continue;
+    }
+
+    bool hasProcessCsvs() const { return !m_perProcess.isEmpty(); }
+
+private:
+    static QString listFiles(const QStringList &files)
+    {
         QStringList shownFiles = files.mid(0, 4);
         if (files.size() > 4)
             shownFiles << QStringLiteral("...");
         return shownFiles.join(QStringLiteral(", "));
+    }
+    /// Agents of files in different host folders are different agents.
+    int hostOf(const QString &rel)
+    {
+        const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
+        return m_reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
+    }
+    void note(const QString &message)
+    {
+        m_trace.diagnostics.push_back({Severity::Info, kTraceFileName, 0, message});
+    }
+
+    const RunInventory &m_inventory;
+    const QDir m_dir;
+    KernelTrace &m_trace;
+    TraceReader &m_reader;
+    const QStringList m_perProcess;
+    const QStringList m_databases;
+    const QString m_whatRead;
+};
+
+} // namespace
+
+KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallback &progress)
+{
+    using Next = KernelSources::Next;
+    KernelTrace trace;
+    // Python's Path.exists() follows symlinks, as QFileInfo::exists() does (and the inventory).
+    trace.referenceFileFound = inventory.kernelTrace() != nullptr;
+    TraceReader reader(trace, progress);
+    KernelSources sources(inventory, trace, reader);
+    const auto stop = [&trace](Next next) {
+        if (next == Next::Cancelled)
+            trace.cancelled = true;
+        return next != Next::Continue;
     };
-    auto listed = [&] { return listFiles(perProcess); };
-    const QString whatRead = inventory.wholeFolder() ? QStringLiteral("per-process trace file(s) rocprofv3 wrote")
-                                                     : QStringLiteral("kernel trace file(s) opened");
 
     bool workbenchDone = false;
     if (trace.referenceFileFound) {
-        const auto outcome = reader.readFile(tracePath, kTraceFileName, reader.hostIndex(QString()), true, true);
-        if (outcome == TraceReader::Outcome::Cancelled) {
-            trace.cancelled = true;
+        if (stop(sources.readReferenceCsv(workbenchDone)))
             return trace;
-        }
-        workbenchDone = outcome == TraceReader::Outcome::Read;
-        if (!workbenchDone && !perProcess.isEmpty())
-            trace.diagnostics.push_back(
-                {Severity::Info, kTraceFileName, 0,
-                 QStringLiteral("trace.csv holds no kernel trace the workbench can read; it reads the %1 %2 instead "
-                                "(%3)")
-                     .arg(perProcess.size())
-                     .arg(whatRead, listed())});
-        else if (!perProcess.isEmpty())
-            trace.diagnostics.push_back(
-                {Severity::Info, kTraceFileName, 0,
-                 QStringLiteral("%1 per-process trace file(s) (%2) are also present; both profiles read trace.csv only")
-                     .arg(perProcess.size())
-                     .arg(listed())});
-    } else if (perProcess.isEmpty()) {
-        if (!databases.isEmpty()) {
-            // rocprofv3's default output (ROCm 7): read as the trace.csv rocpd2csv would make.
-            int read = 0;
-            QStringList others;     // rpd and nsys databases read: the workbench's alone
-            QStringList rocpdFiles; // rocpd databases read: both profiles'
-            for (const QString &rel : databases) {
-                const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
-                const int host = reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
-                bool rocpd = true;
-                const auto outcome = reader.readDatabase(dir.filePath(rel), rel, host, rocpd);
-                if (outcome == TraceReader::Outcome::Cancelled) {
-                    trace.cancelled = true;
-                    return trace;
-                }
-                if (outcome == TraceReader::Outcome::Read && !rocpd)
-                    others << rel;
-                else if (outcome == TraceReader::Outcome::Read)
-                    rocpdFiles << rel;
-                read += outcome == TraceReader::Outcome::Read && rocpd;
-            }
-            if (read > 0) {
-                trace.referenceFileFound = true;
-                trace.diagnostics.push_back(
-                    {Severity::Info, kTraceFileName, 0,
-                     QStringLiteral("not found; both profiles read the kernels of %1 rocpd database(s) (%2) as the "
-                                    "trace.csv rocpd2csv would make of them")
-                         .arg(read)
-                         .arg(listFiles(others.isEmpty() ? databases : rocpdFiles))});
-            }
-            if (!others.isEmpty())
-                trace.diagnostics.push_back(
-                    {Severity::Info, kTraceFileName, 0,
-                     QStringLiteral("not found; the workbench reads the kernels of %1 rocmProfileData/Nsight Systems "
-                                    "database(s) (%2); the reference reads neither kind")
-                         .arg(others.size())
-                         .arg(listFiles(others))});
-            if (read > 0 || !others.isEmpty()) {
+    } else if (!sources.hasProcessCsvs()) {
+        for (const auto phase : {&KernelSources::readDatabases, &KernelSources::readKernelFiles}) {
+            const Next next = (sources.*phase)();
+            if (next == Next::Done)
                 reader.finish();
+            if (stop(next))
                 return trace;
-            }
         }
-        // rocprofv3's JSON and pftrace outputs (issue 25): the workbench reads them when no CSV
-        // and no database gave kernels.
-        if (const QStringList kernelFiles = pathsOf(inventory.rocprofJsons()) + pathsOf(inventory.pftraces());
-            !kernelFiles.isEmpty()) {
-            int read = 0;
-            for (const QString &rel : kernelFiles) {
-                const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
-                const int host = reader.hostIndex(slash < 0 ? QString() : rel.left(slash));
-                const bool json = inventory.find(rel) && inventory.find(rel)->role == InputRole::RocprofJson;
-                const auto outcome = reader.readKernelFile(dir.filePath(rel), rel, host, json);
-                if (outcome == TraceReader::Outcome::Cancelled) {
-                    trace.cancelled = true;
-                    return trace;
-                }
-                read += outcome == TraceReader::Outcome::Read;
-            }
-            if (read > 0) {
-                trace.diagnostics.push_back(
-                    {Severity::Info, kTraceFileName, 0,
-                     QStringLiteral("not found; the workbench reads the kernels of %1 rocprofv3 JSON / Perfetto "
-                                    "trace file(s) (%2); the reference reads neither kind")
-                         .arg(read)
-                         .arg(listFiles(kernelFiles))});
-                reader.finish();
-                return trace;
-            }
-        }
-        trace.diagnostics.push_back(
-            {Severity::Warning, kTraceFileName, 0,
-             inventory.wholeFolder()
-                 ? QStringLiteral("not found, and no rocprofv3 *_kernel_trace.csv in the folder or its sub-folders: no "
-                                  "kernel data%1")
-                       .arg(otherCandidates(inventory))
-                 : QStringLiteral("not among the files opened, nor any other kernel trace: no kernel data")});
+        sources.noKernelSource();
     } else {
-        trace.diagnostics.push_back(
-            {Severity::Info, kTraceFileName, 0,
-             QStringLiteral("not found (the reference reads no kernels); the workbench reads the %1 %2 instead (%3)")
-                 .arg(perProcess.size())
-                 .arg(whatRead, listed())});
+        sources.processCsvsInstead();
     }
-
-    if (trace.referenceFileFound || !perProcess.isEmpty()) {
-        if (!databases.isEmpty())
-            trace.diagnostics.push_back(
-                {Severity::Info, databases.front(), 0,
-                 QStringLiteral("%1 database file(s) (%2) are also present and not read: the CSV kernel trace is")
-                     .arg(databases.size())
-                     .arg(listFiles(databases))});
-    }
-
-    if (!workbenchDone) {
-        for (const QString &rel : perProcess) {
-            const qsizetype slash = rel.lastIndexOf(QLatin1Char('/'));
-            const QString host = slash < 0 ? QString() : rel.left(slash);
-            const auto outcome = reader.readFile(dir.filePath(rel), rel, reader.hostIndex(host), false, true);
-            if (outcome == TraceReader::Outcome::Cancelled) {
-                trace.cancelled = true;
-                return trace;
-            }
-        }
-    }
+    if (trace.referenceFileFound || sources.hasProcessCsvs())
+        sources.databasesNotRead();
+    if (!workbenchDone && stop(sources.readProcessCsvs()))
+        return trace;
     reader.finish();
     return trace;
 }

@@ -240,15 +240,15 @@ DatabaseRow::DatabaseRow(const QString &path, const QString &rel, const QString 
     info.sizeBytes = QFileInfo(path).size();
 }
 
-RocpdOutcome DatabaseRow::refuse(Severity severity, const QString &message, const QString &dialect)
+ReadOutcome DatabaseRow::refuse(Severity severity, const QString &message, const QString &dialect)
 {
     m_trace.diagnostics.push_back({severity, info.relativePath, 0, message});
     info.dialect = dialect;
     m_trace.files.push_back(info);
-    return RocpdOutcome::Unusable;
+    return ReadOutcome::Unusable;
 }
 
-RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                                const ProgressCallback &progress)
 {
     Diagnostics &diags = trace.diagnostics;
@@ -444,7 +444,7 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
                              .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle())))});
     sqlite3_finalize(stmt);
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     referenceOrder.finish();
     workbenchOrder.finish();
 
@@ -485,7 +485,7 @@ RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSin
         trace.timeline.files.push_back(timeline.take());
     if (progress)
         progress(info.sizeBytes);
-    return RocpdOutcome::Read;
+    return ReadOutcome::Read;
 }
 
 } // namespace goblin

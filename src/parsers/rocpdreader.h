@@ -13,6 +13,7 @@
 /// Agent_Id "Agent <logical_index>"; the duration is end - start.
 
 #include "kerneltraceparser.h"
+#include "kernels/kernelsink.h"
 #include "progress.h"
 
 #include <QString>
@@ -20,33 +21,13 @@
 namespace goblin
 {
 
-namespace kernels
-{
-class NamePool;
-struct Accumulator;
-} // namespace kernels
-
-/// Where one database's rows go.
-struct RocpdSink {
-    kernels::NamePool &names;
-    kernels::Accumulator *reference; ///< null: the reference reading does not read this file
-    kernels::Accumulator &workbench;
-    int host = 0; ///< agents of files in different host folders are different agents
-};
-
-enum class RocpdOutcome {
-    Read,      ///< a rocpd database; its rows (if any) were used
-    Unusable,  ///< not a database, not rocpd, unsupported or unreadable (one diagnostic says why)
-    Cancelled,
-};
-
 /// A database file's row in the inputs, and the refusal every database reader (rocpd, rpd, nsys)
 /// gives when it cannot read the file: a diagnostic naming it, and the row saying what it is.
 class DatabaseRow
 {
 public:
     DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace);
-    RocpdOutcome refuse(Severity severity, const QString &message, const QString &dialect);
+    ReadOutcome refuse(Severity severity, const QString &message, const QString &dialect);
     InputFileInfo info;
 
 private:
@@ -56,7 +37,7 @@ private:
 /// Reads one database (both readings, and one KernelTrace::timeline file with its kernels).
 /// Appends one InputFileInfo and the diagnostics to `trace`. `progress` gets the bytes of
 /// this file read so far (an estimate from the rows read); false cancels.
-RocpdOutcome readRocpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                                const ProgressCallback &progress = {});
 
 } // namespace goblin

@@ -3,7 +3,7 @@
 /// GPU time of a scope, as stacked boxes whose width is their GPU time (or host time).
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QRectF>
 #include <QWidget>

@@ -2,7 +2,7 @@
 /// \file The nn.Module hierarchy and record_function ranges of a scope, with host and device time.
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QWidget>
 #include <memory>

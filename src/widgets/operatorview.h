@@ -3,7 +3,7 @@
 /// GPU time; the selected op's kernels, and the ops that launched the selected kernel.
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QWidget>
 #include <memory>

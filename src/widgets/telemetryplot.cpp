@@ -1,6 +1,6 @@
 #include "telemetryplot.h"
 
-#include "amdsmiparser.h"
+#include "results/smitelemetry.h"
 #include "formatting.h"
 #include "plotstyle.h"
 #include "run.h"

@@ -5,7 +5,7 @@
 // Kineto parser. Header-only, included by tst_* files.
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <functional>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // Shared helpers for the Qt Test executables.
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QJsonValue>
 #include <QJsonObject>

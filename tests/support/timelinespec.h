@@ -8,7 +8,7 @@
 //   H:start:end             host-busy interval of the file
 //   P:start:end / G:start:end   ProfilerStep on the CPU lane / step annotation on the GPU lane
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QStringList>
 #include <algorithm>

@@ -4,7 +4,7 @@
 /// patterns), and its GPU time goes to the innermost op and the innermost module above it.
 
 #include "culprits.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 namespace goblin {
 

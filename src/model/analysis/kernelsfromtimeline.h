@@ -4,8 +4,8 @@
 /// KernelReading with per-name calls and durations, so classes, top kernels, attention
 /// detection and the per-step-per-GPU sums work unchanged on trace-only folders.
 
-#include "gputimeline.h"
-#include "kerneltraceparser.h"
+#include "results/gputimeline.h"
+#include "results/kerneltrace.h"
 
 #include <string>
 #include <vector>

@@ -8,7 +8,7 @@
 /// trace is a separate run, outside the run's budget. Definitions: docs/timeline.md, "Several
 /// ranks".
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 #include "run.h"
 
 #include <QString>

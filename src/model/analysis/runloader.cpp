@@ -2,6 +2,9 @@
 // run concurrently on its files (the CSVs and the JSON on different cores), the chrome traces
 // that are not ranks of one job are set apart, then the analysis is derived once.
 
+#include "amdsmiparser.h"
+#include "torchtraceparser.h"
+#include "kerneltraceparser.h"
 #include "runanalysis.h"
 
 #include "apitraceparser.h"
@@ -236,29 +239,12 @@ bool readSomething(const RunAnalysis &run)
 QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run)
 {
     QStringList parts;
-    const auto noun = [](InputRole role) {
-        switch (role) {
-        case InputRole::KernelTrace:
-        case InputRole::ProcessKernelTrace: return QStringLiteral("a kernel trace");
-        case InputRole::RocpdDatabase: return QStringLiteral("a profiler database");
-        case InputRole::RocprofJson: return QStringLiteral("a rocprofv3 JSON trace");
-        case InputRole::Pftrace: return QStringLiteral("a Perfetto trace");
-        case InputRole::ChromeTrace: return QStringLiteral("a chrome trace");
-        case InputRole::SmiTelemetry: return QStringLiteral("GPU telemetry");
-        default: return QStringLiteral("an input");
-        }
+    // The loader's words for a format (formats/inputformat.h): its noun, and what it held not.
+    const auto noun = [](const InputRow &row) {
+        return row.format ? QString::fromLatin1(row.format->noun) : QStringLiteral("an input");
     };
-    const auto empty = [](InputRole role) {
-        switch (role) {
-        case InputRole::KernelTrace:
-        case InputRole::ProcessKernelTrace:
-        case InputRole::RocpdDatabase: return QStringLiteral("holds no kernel row the workbench reads");
-        case InputRole::RocprofJson:
-        case InputRole::Pftrace: return QStringLiteral("holds no kernel dispatch");
-        case InputRole::ChromeTrace: return QStringLiteral("holds no trace event");
-        case InputRole::SmiTelemetry: return QStringLiteral("holds no telemetry sample");
-        default: return QStringLiteral("holds nothing readable");
-        }
+    const auto empty = [](const InputRow &row) {
+        return row.format ? QString::fromLatin1(row.format->holdsNothing) : QStringLiteral("holds nothing readable");
     };
     for (const InputRow &row : inventory.rows()) {
         if (!(row.read || row.referenceReads) || row.role == InputRole::NotRead)
@@ -271,12 +257,9 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
             parts << QStringLiteral("%1 is %2").arg(f, row.contentText);
             continue;
         case HeadContent::Binary:
-            if (row.role == InputRole::Pftrace)
+            if (row.format && row.format->binaryContent)
                 break;  // protobuf is binary: the reader says what the file held
-            parts << QStringLiteral("%1 is not %2 (binary data: random bytes, not text)")
-                         .arg(f, row.role == InputRole::SmiTelemetry && f == QLatin1String(kSmiFileName)
-                                     ? QStringLiteral("amd-smi telemetry")  // the name says which tool
-                                     : noun(row.role));
+            parts << QStringLiteral("%1 is not %2 (binary data: random bytes, not text)").arg(f, noun(row));
             continue;
         default:
             break;
@@ -290,7 +273,7 @@ QString whyNothingReadable(const RunInventory &inventory, const RunAnalysis &run
             }
         if (said.size() > 160)
             said = said.left(157) + QStringLiteral("...");
-        parts << (said.isEmpty() ? QStringLiteral("%1 %2").arg(f, empty(row.role))
+        parts << (said.isEmpty() ? QStringLiteral("%1 %2").arg(f, empty(row))
                                  : QStringLiteral("%1: %2").arg(f, said));
     }
     if (!parts.isEmpty())

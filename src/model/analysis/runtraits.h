@@ -5,7 +5,7 @@
 /// profiled step). Each finding is a diagnostic with counts; the flags say which budget
 /// quantities cannot carry a verdict. The facts come from the parsers (tracetraits.h).
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 #include "timeline.h"
 #include "traits.h"
 

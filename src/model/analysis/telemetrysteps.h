@@ -7,7 +7,7 @@
 /// when the kernel trace is aligned to such a torch trace (clockalignment.h). dcgmi dmon and
 /// rocm-smi write no time at all. Definitions: docs/telemetry.md.
 
-#include "amdsmiparser.h"
+#include "results/smitelemetry.h"
 #include "steps.h"
 
 namespace goblin {

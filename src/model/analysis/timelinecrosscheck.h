@@ -3,7 +3,7 @@
 /// trace's own GPU events): kernel counts and time per class in the window both cover.
 
 #include "diagnostic.h"
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 #include "timelineanalysis.h"
 
 namespace goblin {

@@ -3,15 +3,15 @@
 /// profile. Value types only (the model's leaf, with the other domain headers): analysis/ makes
 /// them at load, derived/ computes what a set of thresholds gives from them.
 
-#include "amdsmiparser.h"
+#include "results/smitelemetry.h"
 #include "culprits.h"
 #include "heuristics.h"
 #include "kernelclasses.h"
-#include "kerneltraceparser.h"
+#include "results/kerneltrace.h"
 #include "runfacts.h"
 #include "steps.h"
 #include "timeline.h"
-#include "torchtraceparser.h"
+#include "results/torchtrace.h"
 #include "traits.h"
 
 #include <QJsonValue>

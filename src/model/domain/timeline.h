@@ -5,7 +5,7 @@
 /// them once at load. Definitions: docs/timeline.md.
 
 #include "diagnostic.h"
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QString>
 #include <QStringList>

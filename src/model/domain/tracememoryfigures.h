@@ -3,7 +3,7 @@
 /// budget where telemetry gives nothing: a peak (the allocator's reserve) and an HBM capacity
 /// (totalGlobalMem). docs/memory.md defines them.
 
-#include "torchtraceparser.h"
+#include "results/torchtrace.h"
 
 #include <QString>
 

@@ -3,7 +3,7 @@
 /// (traceattribution.h, docs/attribution.md): `ops`, `attribution` and `modules`, whole trace.
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QJsonObject>
 

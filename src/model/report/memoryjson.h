@@ -3,7 +3,7 @@
 /// deviceProperties say per GPU device (tracememory.h, docs/memory.md).
 
 #include "run.h"
-#include "tracememory.h"
+#include "results/tracememory.h"
 
 #include <QJsonObject>
 

@@ -4,7 +4,7 @@
 /// that could not be attributed. docs/views.md says what each figure is.
 
 #include "run.h"
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QString>
 #include <memory>

@@ -2,7 +2,7 @@
 /// \file Which ops launched which kernels, from one side: the kernels an op launched, or the ops
 /// that launched a kernel (AttributionScope::kernelOps).
 
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QAbstractTableModel>
 #include <memory>

@@ -2,7 +2,7 @@
 /// \file The nn.Module hierarchy and the record_function ranges of one attribution scope as a
 /// tree with host and device time.
 
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QAbstractItemModel>
 #include <memory>

@@ -2,7 +2,7 @@
 /// \file The Operator view's table: one row per CPU op name (and input shapes, where the trace
 /// recorded them) of one attribution scope — the whole trace or one step.
 
-#include "traceattribution.h"
+#include "results/traceattribution.h"
 
 #include <QAbstractTableModel>
 #include <memory>

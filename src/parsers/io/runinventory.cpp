@@ -1,12 +1,8 @@
 #include "io/runinventory.h"
 
-#include "io/regularfile.h"
+#include "formats/builtinformats.h"
+#include "formats/registry.h"
 #include "io/runfolder.h"
-#include "io/bytesource.h"
-#include "pftrace/pftracesniff.h"
-#include "kineto/tracediscovery.h"
-#include "syntax/utf8validator.h"
-#include "telemetry/telemetrylogs.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,272 +17,12 @@ namespace goblin {
 
 namespace {
 
-constexpr qint64 kHeadBytes = 4096;
-
-/// A file's first bytes, read once for every kind's sniff.
-struct Head {
-    QString path;
-    QFileInfo info;
-    QByteArray bytes;
-    HeadContent content = HeadContent::Text;
-    QString contentText;
-    bool alone = false;  ///< the file was picked (not found by walking the folder)
-};
-
-/// The first line of a text head (a CSV's header), without a byte order mark.
-QString headerLine(const QByteArray &bytes)
-{
-    qsizetype end = bytes.indexOf('\n');
-    QByteArray line = bytes.left(end < 0 ? bytes.size() : end).trimmed();
-    if (line.startsWith("\xEF\xBB\xBF"))
-        line = line.mid(3);
-    return QString::fromUtf8(line);
-}
-
-/// The first line of a text head, cut to a readable length.
-QString firstLine(const QByteArray &bytes)
-{
-    QString text = headerLine(bytes);
-    if (text.size() > 80)
-        text = text.left(77) + QStringLiteral("...");
-    return text;
-}
-
-Head readHead(const QString &path, const QFileInfo &info, bool alone)
-{
-    Head head{path, info, {}, HeadContent::Text, {}, alone};
-    if (info.isDir()) {
-        head.content = HeadContent::NotAFile;
-        head.contentText = QStringLiteral("a folder, not a file");
-        return head;
-    }
-    if (const QString special = specialFileProblem(path); !special.isEmpty()) {
-        head.content = HeadContent::NotAFile;
-        head.contentText = special;  // "is a FIFO (named pipe)": never opened, it would block
-        if (head.contentText.startsWith(QLatin1String("is ")))
-            head.contentText = head.contentText.mid(3);
-        return head;
-    }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        head.content = HeadContent::Unreadable;
-        head.contentText = QStringLiteral("cannot be opened (%1)").arg(file.errorString());
-        return head;
-    }
-    head.bytes = file.read(kHeadBytes);
-    const QByteArray &b = head.bytes;
-    if (b.isEmpty()) {
-        head.content = HeadContent::Empty;
-        head.contentText = QStringLiteral("empty (0 bytes)");
-    } else if (b.size() >= 2 && quint8(b[0]) == 0x1f && quint8(b[1]) == 0x8b) {
-        head.content = HeadContent::Gzip;
-        head.contentText = QStringLiteral("gzip-compressed");
-    } else if (b.startsWith(QByteArrayLiteral("SQLite format 3\0"))) {
-        head.content = HeadContent::Sqlite;
-        head.contentText = QStringLiteral("an SQLite database");
-    } else {
-        // Random bytes are almost never valid UTF-8 for long; an incomplete sequence cut by
-        // the end of the head is not an error.
-        syntax::Utf8Validator utf8;
-        const bool nul = b.contains('\0');
-        const bool invalid = utf8.feed(reinterpret_cast<const unsigned char *>(b.constData()), b.size()) >= 0;
-        if (nul || invalid) {
-            head.content = HeadContent::Binary;
-            head.contentText = QStringLiteral("binary data, not text");
-        } else {
-            qsizetype i = b.startsWith("\xEF\xBB\xBF") ? 3 : 0;
-            while (i < b.size() && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
-                ++i;
-            if (i < b.size() && (b[i] == '{' || b[i] == '[')) {
-                head.content = HeadContent::Json;
-                head.contentText = QStringLiteral("JSON");
-            } else {
-                head.content = HeadContent::Text;
-                head.contentText = i == b.size() ? QStringLiteral("blank text")
-                                                 : QStringLiteral("text starting \"%1\"").arg(firstLine(b.mid(i)));
-            }
-        }
-    }
-    return head;
-}
-
-/// A chrome trace: JSON or gzip whose (decompressed) text is an object with a top-level
-/// "traceEvents" key in its first megabyte (kineto/tracediscovery.h).
-bool sniffChromeTrace(const Head &head)
-{
-    const bool candidate = head.content == HeadContent::Json || head.content == HeadContent::Gzip
-                           || (head.content == HeadContent::Text && head.bytes.trimmed().isEmpty());
-    return candidate && head.info.size() >= 2 && kineto::looksLikeChromeTrace(head.path);
-}
-
-/// A CSV whose header names a kernel (Kernel_Name, KernelName, "Kernel Name"): a kernel trace
-/// of some profiler. Only for a file opened alone; in a folder such files are hints.
-bool sniffKernelCsv(const Head &head)
-{
-    if (head.content != HeadContent::Text)
-        return false;
-    const QString header = headerLine(head.bytes).toLower();
-    QString squeezed;
-    for (const QChar c : header)
-        if (c != QLatin1Char(' ') && c != QLatin1Char('_') && c != QLatin1Char('"'))
-            squeezed += c;
-    for (const QString &column : squeezed.split(QLatin1Char(',')))
-        if (column == QLatin1String("kernelname"))
-            return true;
-    return false;
-}
-
-/// rocprofv3's API traces share one header: "Domain","Function","Process_Id","Thread_Id",
-/// "Correlation_Id","Start_Timestamp","End_Timestamp" (rocpd2csv prepends "Guid"). The Domain of
-/// the rows tells markers (roctx ranges: steps) from HIP calls (host activity).
-bool sniffApiTraceCsv(const Head &head)
-{
-    if (head.content != HeadContent::Text)
-        return false;
-    QStringList columns;
-    for (const QString &c : headerLine(head.bytes).split(QLatin1Char(',')))
-        columns << c.trimmed().remove(QLatin1Char('"')).toLower();
-    if (!columns.isEmpty() && columns.front() == QLatin1String("guid"))
-        columns.removeFirst();
-    return columns.size() >= 7 && columns[0] == QLatin1String("domain") && columns[1] == QLatin1String("function") &&
-           columns.contains(QLatin1String("start_timestamp")) && columns.contains(QLatin1String("end_timestamp"));
-}
-
-/// A GPU telemetry log with no fixed name (nvidia-smi --query-gpu CSV, dcgmi dmon, rocm-smi
-/// --csv), known by its head (telemetry/telemetrylogs.h).
-bool sniffTelemetryLog(const Head &head)
-{
-    return head.content == HeadContent::Text &&
-           telemetry::sniffTelemetryLog(QByteArrayView(head.bytes)) != telemetry::LogKind::None;
-}
-
-/// The first bytes of a file's content: its head, or for gzip the head of what it inflates to.
-QByteArray contentHead(const Head &head, qint64 max)
-{
-    if (head.content != HeadContent::Gzip)
-        return head.bytes.left(max);
-    io::ByteSource source;
-    QByteArray out(max, Qt::Uninitialized);
-    if (!source.open(io::ByteOrigin::file(head.path), nullptr))
-        return {};
-    out.resize(qsizetype(source.read(out.data(), size_t(max))));
-    return out;
-}
-
-/// rocprofv3's JSON (`--output-format json`): `{"rocprofiler-sdk-tool":[` opens the document,
-/// plain or gzip (issue 25; rocprofjson/rocprofjsonreader.h).
-bool sniffRocprofJson(const Head &head)
-{
-    if (head.content != HeadContent::Json && head.content != HeadContent::Gzip)
-        return false;
-    const QByteArray text = contentHead(head, 512);
-    qsizetype i = 0;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
-        ++i;
-    return i < text.size() && text[i] == '{' && text.indexOf("\"rocprofiler-sdk-tool\"", i) >= 0;
-}
-
-/// A Perfetto trace: a TracePacket stream (pftrace/pftracesniff.h), plain or gzip.
-bool sniffPftrace(const Head &head)
-{
-    if (head.content == HeadContent::Gzip)
-        return looksLikePftrace(QByteArrayView(contentHead(head, 64)));
-    return looksLikePftrace(QByteArrayView(head.bytes));
-}
-
-/// Where a kind's files lie.
-enum class Place {
-    Folder,     ///< the run folder itself (the reference's place)
-    Anywhere,   ///< the folder or a direct sub-folder
-    AloneOnly,  ///< a file opened alone
-};
-
-/// An input kind: passive metadata (role, place, name patterns) and a sniff of the head
-/// (null: the name decides). Tried in table order; the first that fits is the file's kind.
-struct InputKind {
-    InputRole role;
-    Place place;
-    QStringList patterns;
-    bool (*sniff)(const Head &);
-    const char *what;  ///< the kind in plain words, for the row's reason
-};
-
-const std::vector<InputKind> &inputKinds()
-{
-    static const std::vector<InputKind> kinds{
-        // The reference's three names decide alone: it reads them whatever they hold.
-        {InputRole::KernelTrace, Place::Folder, {kKernelTraceFileName}, nullptr, "the kernel trace"},
-        {InputRole::SmiTelemetry, Place::Folder, {kSmiFileName}, nullptr, "the amd-smi telemetry"},
-        {InputRole::ChromeTrace, Place::Folder, {kTorchTraceFileName}, nullptr, "the torch trace"},
-        {InputRole::ProcessKernelTrace, Place::Anywhere, {QStringLiteral("*_kernel_trace.csv")}, nullptr,
-         "a rocprofv3 per-process kernel trace"},
-        // The database reader tells rocpd from other SQLite files (and those from non-databases) by
-        // their tables, with a diagnostic for each: every file so named goes to it.
-        {InputRole::RocpdDatabase, Place::Anywhere,
-         {QStringLiteral("*.db"), QStringLiteral("*.rpd"), QStringLiteral("*.sqlite"), QStringLiteral("*.sqlite3"),
-          QStringLiteral("*.db.gz"), QStringLiteral("*.rpd.gz"), QStringLiteral("*.sqlite.gz")},
-         nullptr, "a database candidate"},
-        // rocprofv3's JSON and Perfetto outputs (issue 25): by their content, under their usual names.
-        {InputRole::RocprofJson, Place::Anywhere, {QStringLiteral("*.json"), QStringLiteral("*.json.gz")},
-         &sniffRocprofJson, "a rocprofv3 JSON (--output-format json)"},
-        {InputRole::Pftrace, Place::Anywhere,
-         {QStringLiteral("*.pftrace"), QStringLiteral("*.perfetto-trace"), QStringLiteral("*.pb"),
-          QStringLiteral("*.pftrace.gz"), QStringLiteral("*.perfetto-trace.gz"), QStringLiteral("*.pb.gz")},
-         &sniffPftrace, "a Perfetto trace (TracePacket stream)"},
-        {InputRole::ChromeTrace, Place::Anywhere, {QStringLiteral("*")}, &sniffChromeTrace, "a chrome trace"},
-        {InputRole::ApiTrace, Place::Anywhere, {QStringLiteral("*.csv")}, &sniffApiTraceCsv,
-         "a rocprofv3 API trace (roctx markers or HIP calls)"},
-        // Telemetry logs have no fixed name (nvidia-smi.csv, gpu_log.txt, dmon.log): their head decides.
-        {InputRole::SmiTelemetry, Place::Anywhere, {QStringLiteral("*")}, &sniffTelemetryLog,
-         "a GPU telemetry log (nvidia-smi, dcgmi dmon or rocm-smi)"},
-        // Kernel data of other tools: read when opened alone, a hint in a folder.
-        {InputRole::ProcessKernelTrace, Place::AloneOnly,
-         {QStringLiteral("results.csv"), QStringLiteral("results_*.csv"), QStringLiteral("timestamps.csv"),
-          QStringLiteral("*cuda_gpu_trace*.csv")},
-         nullptr, "a kernel trace opened alone"},
-        {InputRole::ProcessKernelTrace, Place::AloneOnly, {QStringLiteral("*.csv")}, &sniffKernelCsv,
-         "a kernel trace opened alone"},
-        {InputRole::LookAlike, Place::Anywhere,
-         {QStringLiteral("results.csv"), QStringLiteral("results_*.csv"), QStringLiteral("timestamps.csv"),
-          QStringLiteral("*cuda_gpu_trace*.csv")},
-         nullptr, "kernel data"},
-        {InputRole::LookAlike, Place::Anywhere,
-         {QStringLiteral("torch_profile.json.gz"), QStringLiteral("*.pt.trace.json"),
-          QStringLiteral("*.pt.trace.json.gz")},
-         nullptr, "named like a chrome trace"},
-    };
-    return kinds;
-}
-
 bool nameMatches(const QString &fileName, const QStringList &patterns)
 {
-    for (const QString &p : patterns) {
-        if (p == QLatin1String("*"))
+    for (const QString &p : patterns)
+        if (QDir::match(p, fileName))
             return true;
-        if (!p.contains(QLatin1Char('*')) ? fileName == p : QDir::match(p, fileName))
-            return true;
-    }
     return false;
-}
-
-/// The kind of one file (perfetto's Guess): the first kind whose place and name fit and whose
-/// sniff, if any, accepts the head.
-const InputKind *guessKind(const QString &relativePath, const Head &head)
-{
-    const bool inFolder = !relativePath.contains(QLatin1Char('/'));
-    const QString name = head.info.fileName();
-    for (const InputKind &kind : inputKinds()) {
-        if (kind.place == Place::Folder && !inFolder)
-            continue;
-        if (kind.place == Place::AloneOnly && !head.alone)
-            continue;
-        if (!nameMatches(name, kind.patterns))
-            continue;
-        if (kind.sniff && !kind.sniff(head))
-            continue;
-        return &kind;
-    }
-    return nullptr;
 }
 
 QString fileNameOf(const QString &relativePath)
@@ -329,25 +65,34 @@ bool isRegularFile(const InputRow &row)
     return row.content != HeadContent::NotAFile;
 }
 
-} // namespace
-
-QString inputRoleName(InputRole role)
+/// One file's row: its head read once, its format named once by the registry.
+InputRow describe(const RunFolderEntry &entry, bool alone)
 {
-    switch (role) {
-    case InputRole::KernelTrace: return QStringLiteral("kernel trace");
-    case InputRole::ProcessKernelTrace: return QStringLiteral("per-process kernel trace");
-    case InputRole::RocpdDatabase: return QStringLiteral("profiler database");  // rocpd, rpd or nsys, told by its tables
-    case InputRole::RocprofJson: return QStringLiteral("rocprofv3 JSON");
-    case InputRole::Pftrace: return QStringLiteral("Perfetto trace");
-    case InputRole::ChromeTrace: return QStringLiteral("chrome trace");
-    case InputRole::SmiTelemetry: return QStringLiteral("GPU telemetry");  // amd-smi, nvidia-smi, dcgmi, rocm-smi
-    case InputRole::ApiTrace: return QStringLiteral("API trace");
-    case InputRole::LookAlike: return QStringLiteral("look-alike");
-    case InputRole::NotRead: return QStringLiteral("not read");
-    case InputRole::Other: return QStringLiteral("other");
+    const FileHead head = FileHead::read(entry.info.absoluteFilePath(), entry.info, alone);
+    InputRow row;
+    row.relativePath = entry.relativePath;
+    row.sizeBytes = entry.info.isFile() ? entry.info.size() : 0;
+    row.content = head.content;
+    row.contentText = head.contentText;
+    // A folder or special file in a sub-folder is no input; in the folder it may bear one of the
+    // reference's names (which the reference then fails to read).
+    const bool inFolder = !entry.relativePath.contains(QLatin1Char('/'));
+    row.format = head.content == HeadContent::NotAFile && !inFolder ? nullptr
+                                                                    : guessFormat(head.info.fileName(), inFolder, head);
+    row.role = row.format ? row.format->role : InputRole::Other;
+    row.reason = row.format ? QString::fromLatin1(row.format->what) : QStringLiteral("no input the workbench reads");
+    if (head.tables)
+        row.formatNote = head.tables->note;
+    if (row.role == InputRole::ChromeTrace) {
+        row.nameRank = formats::rankFromTraceName(fileNameOf(row.relativePath));
+        // torch_profile.json is the torch trace by its name; whether its content is one
+        // decides whether it is also a rank and a `.gz` beside it its copy.
+        row.traceContent = row.format->sniff || formats::chromeTraceContent(head);
     }
-    return {};
+    return row;
 }
+
+} // namespace
 
 RunInventory RunInventory::scan(const RunSource &source)
 {
@@ -386,40 +131,31 @@ RunInventory RunInventory::scan(const RunSource &source)
         }
     }
 
-    for (const RunFolderEntry &entry : entries) {
-        const Head head = readHead(entry.info.absoluteFilePath(), entry.info, alone);
-        InputRow row;
-        row.relativePath = entry.relativePath;
-        row.sizeBytes = entry.info.isFile() ? entry.info.size() : 0;
-        row.content = head.content;
-        row.contentText = head.contentText;
-        const InputKind *kind = head.content == HeadContent::NotAFile && entry.relativePath.contains(QLatin1Char('/'))
-                                    ? nullptr
-                                    : guessKind(entry.relativePath, head);
-        row.role = kind ? kind->role : InputRole::Other;
-        row.reason = kind ? QString::fromLatin1(kind->what) : QStringLiteral("no input the workbench reads");
-        if (row.role == InputRole::ChromeTrace) {
-            row.nameRank = kineto::rankFromFileName(fileNameOf(row.relativePath));
-            // torch_profile.json is the torch trace by its name; whether its content is one
-            // decides whether it is also a rank and a `.gz` beside it its copy.
-            row.traceContent = kind->sniff == &sniffChromeTrace || sniffChromeTrace(head);
-        }
-        inv.m_rows.push_back(std::move(row));
-    }
+    for (const RunFolderEntry &entry : entries)
+        inv.m_rows.push_back(describe(entry, alone));
     inv.choose();
     return inv;
 }
 
+int RunInventory::indexOf(const QString &relative) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].relativePath == relative)
+            return int(i);
+    return -1;
+}
+
 void RunInventory::choose()
 {
-    const auto indexOf = [this](const QString &relative) {
-        for (std::size_t i = 0; i < m_rows.size(); ++i)
-            if (m_rows[i].relativePath == relative)
-                return int(i);
-        return -1;
-    };
+    chooseKernelSources();
+    chooseTelemetry();
+    chooseChromeTraces();
+    choosePrimaryTrace();
+}
 
-    // --- kernels
+/// trace.csv, else the per-process CSVs, else the databases, else rocprofv3 JSON and pftrace.
+void RunInventory::chooseKernelSources()
+{
     m_kernelTrace = indexOf(kKernelTraceFileName);
     if (m_kernelTrace >= 0 && m_rows[std::size_t(m_kernelTrace)].role != InputRole::KernelTrace)
         m_kernelTrace = -1;
@@ -498,7 +234,11 @@ void RunInventory::choose()
         }
     }
 
-    // --- telemetry
+}
+
+/// amd_smi.csv, else the first telemetry log by path.
+void RunInventory::chooseTelemetry()
+{
     m_smi = indexOf(kSmiFileName);
     if (m_smi >= 0 && m_rows[std::size_t(m_smi)].role != InputRole::SmiTelemetry)
         m_smi = -1;
@@ -532,7 +272,11 @@ void RunInventory::choose()
         }
     }
 
-    // --- chrome traces: one per rank, read once
+}
+
+/// One chrome trace per rank, each read once.
+void RunInventory::chooseChromeTraces()
+{
     // Per folder: the compressed copy of a trace that is there in plain text, and the older
     // sessions of one worker (tensorboard_trace_handler names each profiling session's file
     // `<worker>.<timestamp>.pt.trace.json[.gz]`, the worker being one process: two files of one
@@ -586,6 +330,10 @@ void RunInventory::choose()
         }
     }
 
+}
+
+void RunInventory::choosePrimaryTrace()
+{
     // The primary: torch_profile.json when it is a readable file, else torch_profile.json.gz,
     // else the first chrome trace in rank order, else a `*.pt.trace.json[.gz]` of the folder.
     m_torchReference = indexOf(kTorchTraceFileName);
@@ -627,8 +375,10 @@ void RunInventory::choose()
         const bool named = row.role != InputRole::ChromeTrace;
         row.primary = true;
         row.read = true;
-        if (row.role == InputRole::LookAlike)
+        if (row.role == InputRole::LookAlike) {
             row.role = InputRole::ChromeTrace;
+            row.format = &formats::chromeTrace();  // read as one, so that its diagnostics say what is wrong
+        }
         row.reason = m_torchPrimary == m_torchReference
                          ? QStringLiteral("the torch trace both profiles read (its CPU lane and metadata give the "
                                           "readings)")

@@ -6,10 +6,13 @@
 /// loader takes its byte total from it, so the folder is walked once and the rules of which file
 /// stands in for which are written here only.
 ///
-/// Detection stays apart from reading: an input kind is a name pattern, a place (the folder
-/// itself, or anywhere) and a look at the file's first bytes, tried in one table in order (after
-/// perfetto's TraceTypeDescriptor and TraceImporterRegistry::Guess); what a file holds beyond its
-/// head is for the readers to find out.
+/// Detection stays apart from reading: each file's head is read once (FileHead) and the format
+/// registry (formats/registry.h) names its format — name patterns, a place, a sniff of the head,
+/// by priority (after perfetto's TraceTypeDescriptor and TraceImporterRegistry::Guess). The row
+/// keeps the format, so an entry calls the reader the format names and never sniffs again; what a
+/// file holds beyond its head is for the readers to find out.
+
+#include "formats/inputformat.h"
 
 #include <QLatin1String>
 #include <QString>
@@ -38,40 +41,6 @@ struct RunSource {
     QString stepPattern;
 };
 
-/// What a file is to the workbench.
-enum class InputRole {
-    KernelTrace,         ///< `trace.csv` in the folder: the reference's kernel input, the workbench's first choice
-    ProcessKernelTrace,  ///< rocprofv3's `<pid>_kernel_trace.csv` (folder or sub-folder), or a kernel-trace
-                         ///< CSV opened alone
-    RocpdDatabase,       ///< `*.db`, `*.rpd`, `*.sqlite`, `*.sqlite3`: read as rocpd when its tables say so
-    RocprofJson,         ///< rocprofv3 `--output-format json` (`*.json[.gz]` whose head shows "rocprofiler-sdk-tool")
-    Pftrace,             ///< a Perfetto TracePacket stream (`*.pftrace`, `*.perfetto-trace`, `*.pb`, plain or .gz)
-    ChromeTrace,         ///< a torch.profiler / Kineto chrome trace, plain or gzip, known by its content
-    SmiTelemetry,        ///< `amd_smi.csv` in the folder, or a telemetry log known by its content (nvidia-smi,
-                         ///< dcgmi dmon, rocm-smi; any name, folder or sub-folder)
-    ApiTrace,            ///< rocprofv3's marker (roctx) or HIP API trace CSV: steps and host activity, by content
-    LookAlike,           ///< named like an input but not read as one (kernel data the workbench does not pick up
-                         ///< by itself; a `*.pt.trace.json` whose head is no chrome trace)
-    NotRead,             ///< the data of a file that is read: a `.gz` copy of a plain trace, an older session
-    Other,               ///< no input of the workbench
-};
-
-/// "kernel trace", "per-process kernel trace", "rocpd database", "chrome trace", "amd-smi
-/// telemetry", "look-alike", "not read", "other".
-QString inputRoleName(InputRole role);
-
-/// What a file's first bytes show.
-enum class HeadContent {
-    NotAFile,    ///< a folder, a FIFO, a device… (contentText says which)
-    Unreadable,  ///< cannot be opened
-    Empty,       ///< 0 bytes
-    Binary,      ///< NUL bytes or bytes that are not UTF-8: random bytes, not text
-    Gzip,
-    Sqlite,
-    Json,        ///< text starting with '{' or '['
-    Text,
-};
-
 /// Why a chrome trace is left out (InputRole::NotRead).
 enum class SkippedAs { Nothing, CompressedCopy, OlderSession };
 
@@ -79,6 +48,11 @@ enum class SkippedAs { Nothing, CompressedCopy, OlderSession };
 struct InputRow {
     QString relativePath;          ///< relative to the folder, '/'-separated
     InputRole role = InputRole::Other;
+    /// The format the registry named (null: no input of the workbench); the entries call its reader.
+    const InputFormat *format = nullptr;
+    /// What the sniff found beyond the format (a database with rpd's tables but not the columns
+    /// the rpd reader needs: which); the entry says it after reading.
+    QString formatNote;
     bool read = false;             ///< an entry reads it
     /// Read only when the first choice holds nothing the workbench can read (the per-process
     /// kernel traces beside a trace.csv).
@@ -150,7 +124,13 @@ public:
 private:
     const InputRow *roleAt(int index) const { return index < 0 ? nullptr : &m_rows[std::size_t(index)]; }
     std::vector<const InputRow *> rowsOf(InputRole role) const;
+    int indexOf(const QString &relativePath) const;
+    // The choice, in phases: which kernel source, which telemetry, one chrome trace per rank, the primary.
     void choose();
+    void chooseKernelSources();
+    void chooseTelemetry();
+    void chooseChromeTraces();
+    void choosePrimaryTrace();
 
     QString m_folder;
     bool m_wholeFolder = true;

@@ -14,7 +14,7 @@
 namespace goblin::kernels {
 
 template <typename MakeReader>
-RocpdOutcome readPushedFile(const io::ByteOrigin &origin, qint64 size, const QString &rel, const QString &format,
+ReadOutcome readPushedFile(const io::ByteOrigin &origin, qint64 size, const QString &rel, const QString &format,
                             KernelTrace &trace, const ProgressCallback &progress, size_t chunkBytes,
                             MakeReader &&makeReader)
 {
@@ -28,20 +28,20 @@ RocpdOutcome readPushedFile(const io::ByteOrigin &origin, qint64 size, const QSt
         trace.diagnostics.push_back({Severity::Error, rel, 0, QStringLiteral("cannot be opened: %1").arg(error)});
         info.dialect = QStringLiteral("unreadable");
         trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
+        return ReadOutcome::Unusable;
     }
     info.compressed = source.compressed();
     auto reader = makeReader();
     ProgressThrottle throttle(&progress);
     std::vector<char> chunk(chunkBytes);
     if (progress && !progress(0))
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     for (;;) {
         const size_t n = source.read(chunk.data(), chunk.size());
         if (n == 0 || !reader.feed(chunk.data(), n))
             break;
         if (throttle.due(source.rawBytesRead()) && !throttle.report(source.rawBytesRead()))
-            return RocpdOutcome::Cancelled;
+            return ReadOutcome::Cancelled;
     }
     reader.finishInput();
     const QString problem = source.problem();
@@ -49,7 +49,7 @@ RocpdOutcome readPushedFile(const io::ByteOrigin &origin, qint64 size, const QSt
         trace.diagnostics.push_back({Severity::Warning, rel, 0,
                                      QStringLiteral("bytes after the end of the gzip data (offset %1) are ignored")
                                          .arg(source.trailingGarbageOffset())});
-    const RocpdOutcome outcome = reader.finish(info, problem);
+    const ReadOutcome outcome = reader.finish(info, problem);
     if (progress)
         progress(size);
     return outcome;

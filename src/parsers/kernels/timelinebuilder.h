@@ -3,7 +3,7 @@
 /// one GpuDeviceTimeline per (process, agent), events with exact integer ns, names interned
 /// per file (mapped from the run-wide name ids, so a row costs no second hash).
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <cstdint>
 #include <string_view>

@@ -4,7 +4,7 @@
 /// each process. Every reader of the trace (one pass, each byte range, the pipeline's second
 /// thread) has its own collector; later ranges are absorbed in document order.
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QString>
 #include <cstdint>

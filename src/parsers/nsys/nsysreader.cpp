@@ -88,7 +88,7 @@ QString columnOrNull(const QStringList &have, const char *column)
 
 } // namespace
 
-RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                               const ProgressCallback &progress)
 {
     Diagnostics &diags = trace.diagnostics;
@@ -258,7 +258,7 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
             readErrors << QStringLiteral("%1 after %2 rows: %3").arg(QLatin1String(kKernel)).arg(kernelRows).arg(error);
     }
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
 
     // ---- Copies and memsets (timeline only).
     std::vector<std::string> localNames;
@@ -304,7 +304,7 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
     if (!cancelled)
         readTransfers(kMemset, memsetColumns, GpuEventKind::Memset, memsetRows);
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
 
     // ---- Sorted by time: the timeline, and the workbench's sums in that order.
     dbread::sortRows(rows);
@@ -337,7 +337,7 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
             readErrors << QStringLiteral("%1 after %2 rows: %3").arg(QLatin1String(kRuntime)).arg(seen).arg(error);
     }
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     if (has(kNvtx)) {
         const QByteArray sql =
             QStringLiteral("SELECT start, \"end\", %1, %2, %3, %4 FROM %5")
@@ -380,7 +380,7 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
             readErrors << QStringLiteral("%1 after %2 rows: %3").arg(QLatin1String(kNvtx)).arg(seen).arg(error);
     }
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     if (!strings.error().isEmpty())
         readErrors << QStringLiteral("%1: %2").arg(QLatin1String(kStrings), strings.error());
     if (runtimeCalls + ranges + marks > 0) {
@@ -532,7 +532,7 @@ RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink
         trace.timeline.files.push_back(std::move(timelineFile));
     if (progress)
         progress(info.sizeBytes);
-    return RocpdOutcome::Read;
+    return ReadOutcome::Read;
 }
 
 } // namespace goblin

@@ -21,7 +21,7 @@ namespace goblin
 /// KernelTrace::timeline file (source "nsys") and KernelTrace::host. Appends one InputFileInfo
 /// and the diagnostics; `progress` gets this file's bytes read so far (an estimate from the
 /// rows); false cancels.
-RocpdOutcome readNsysDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                               const ProgressCallback &progress = {});
 
 } // namespace goblin

@@ -140,12 +140,12 @@ std::string_view kernelName(std::string_view name)
 class Reader
 {
 public:
-    Reader(const QString &rel, RocpdSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace) {}
+    Reader(const QString &rel, KernelSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace) {}
 
     /// Splits the stream into packets; false once the framing is broken (the rest is not read).
     bool feed(const char *data, size_t size);
     void finishInput() {}  // a packet cut off by the end shows in finish()
-    RocpdOutcome finish(InputFileInfo &info, const QString &inputProblem);
+    ReadOutcome finish(InputFileInfo &info, const QString &inputProblem);
 
 private:
     void packet(const char *data, size_t size);
@@ -169,7 +169,7 @@ private:
     }
 
     QString m_rel;
-    RocpdSink &m_sink;
+    KernelSink &m_sink;
     KernelTrace &m_trace;
 
     // ---- Framing.
@@ -643,14 +643,14 @@ void Reader::pairSlices()
     m_marks.clear();
 }
 
-RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
 {
     Diagnostics &diags = m_trace.diagnostics;
     auto refuse = [&](Severity severity, const QString &message, const QString &dialect) {
         diags.push_back({severity, m_rel, 0, message});
         info.dialect = dialect;
         m_trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
+        return ReadOutcome::Unusable;
     };
     if (m_packets == 0) {
         if (!inputProblem.isEmpty())
@@ -839,10 +839,10 @@ RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     m_trace.files.push_back(info);
     if (timeline.eventCount() > 0)
         m_trace.timeline.files.push_back(timeline.take());
-    return RocpdOutcome::Read;
+    return ReadOutcome::Read;
 }
 
-RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, KernelSink &sink, KernelTrace &trace,
                       const ProgressCallback &progress)
 {
     return kernels::readPushedFile(origin, size, rel, kFormat, trace, progress, kChunkBytes,
@@ -851,13 +851,13 @@ RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &
 
 } // namespace
 
-RocpdOutcome readPftrace(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readPftrace(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                          const ProgressCallback &progress)
 {
     return readFrom(io::ByteOrigin::file(path), QFileInfo(path).size(), rel, sink, trace, progress);
 }
 
-RocpdOutcome readPftraceBytes(QByteArrayView bytes, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readPftraceBytes(QByteArrayView bytes, const QString &rel, KernelSink &sink, KernelTrace &trace,
                               const ProgressCallback &progress)
 {
     return readFrom(io::ByteOrigin::bytes(bytes), bytes.size(), rel, sink, trace, progress);

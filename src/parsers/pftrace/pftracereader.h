@@ -35,11 +35,11 @@ namespace goblin
 /// Reads one Perfetto trace file into `sink` (reference accumulator normally null), one
 /// KernelTrace::timeline file (source "pftrace", one device per agent), one InputFileInfo, the
 /// diagnostics and `trace.host`. `progress` gets the input bytes read; false cancels.
-RocpdOutcome readPftrace(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readPftrace(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                          const ProgressCallback &progress = {});
 
 /// The same from bytes in memory (tests, fuzzing).
-RocpdOutcome readPftraceBytes(QByteArrayView bytes, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readPftraceBytes(QByteArrayView bytes, const QString &rel, KernelSink &sink, KernelTrace &trace,
                               const ProgressCallback &progress = {});
 
 } // namespace goblin

@@ -5,7 +5,7 @@
 /// the field limit, OverflowError on an infinite value).
 
 #include "diagnostic.h"
-#include "inputfile.h"
+#include "results/inputfile.h"
 #include "kernels/accumulator.h"
 #include "kernels/namepool.h"
 

@@ -237,7 +237,7 @@ bool domLastMember(simdjson::dom::element e, std::string_view key, simdjson::dom
 class Reader : JsonScanner::Sink
 {
 public:
-    Reader(const QString &rel, RocpdSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace), m_scanner(*this)
+    Reader(const QString &rel, KernelSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace), m_scanner(*this)
     {
         m_stack.reserve(16);
     }
@@ -245,7 +245,7 @@ public:
     /// Feeds one chunk at absolute offset `offset` (offsets follow on). False: stop (bad JSON).
     bool feed(const char *data, size_t size);
     void finishInput() { m_scanner.finish(); }
-    RocpdOutcome finish(InputFileInfo &info, const QString &inputProblem);
+    ReadOutcome finish(InputFileInfo &info, const QString &inputProblem);
 
 private:
     // JsonScanner::Sink: the scanner only validates; its reports are not needed.
@@ -273,7 +273,7 @@ private:
     Process &process() { return m_processes.back(); }
 
     QString m_rel;
-    RocpdSink &m_sink;
+    KernelSink &m_sink;
     KernelTrace &m_trace;
     JsonScanner m_scanner;
     simdjson::ondemand::parser m_parser;
@@ -1001,14 +1001,14 @@ void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
     }
 }
 
-RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
 {
     Diagnostics &diags = m_trace.diagnostics;
     auto refuse = [&](Severity severity, qint64 line, const QString &message, const QString &dialect) {
         diags.push_back({severity, m_rel, line, message});
         info.dialect = dialect;
         m_trace.files.push_back(info);
-        return RocpdOutcome::Unusable;
+        return ReadOutcome::Unusable;
     };
     const bool syntaxError = m_scanner.failed();
     const QString where = syntaxError ? QStringLiteral("line %1, column %2").arg(m_scanner.errorLine()).arg(m_scanner.errorColumn())
@@ -1201,10 +1201,10 @@ RocpdOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     m_trace.files.push_back(info);
     if (timeline.eventCount() > 0)
         m_trace.timeline.files.push_back(timeline.take());
-    return RocpdOutcome::Read;
+    return ReadOutcome::Read;
 }
 
-RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &rel, KernelSink &sink, KernelTrace &trace,
                       const ProgressCallback &progress)
 {
     return kernels::readPushedFile(origin, size, rel, kFormat, trace, progress, kChunkBytes,
@@ -1213,13 +1213,13 @@ RocpdOutcome readFrom(const io::ByteOrigin &origin, qint64 size, const QString &
 
 } // namespace
 
-RocpdOutcome readRocprofJson(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocprofJson(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                              const ProgressCallback &progress)
 {
     return readFrom(io::ByteOrigin::file(path), QFileInfo(path).size(), rel, sink, trace, progress);
 }
 
-RocpdOutcome readRocprofJsonBytes(QByteArrayView bytes, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocprofJsonBytes(QByteArrayView bytes, const QString &rel, KernelSink &sink, KernelTrace &trace,
                                   const ProgressCallback &progress)
 {
     return readFrom(io::ByteOrigin::bytes(bytes), bytes.size(), rel, sink, trace, progress);

@@ -33,11 +33,11 @@ namespace goblin
 /// (source "rocprofv3-json", one device per agent), one InputFileInfo, the diagnostics, and
 /// `trace.host` (HIP calls, roctx ranges) when the file holds them. `progress` gets the input
 /// bytes read (compressed bytes for .gz); false cancels.
-RocpdOutcome readRocprofJson(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocprofJson(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                              const ProgressCallback &progress = {});
 
 /// The same from bytes in memory (tests, fuzzing); `rel` names them.
-RocpdOutcome readRocprofJsonBytes(QByteArrayView bytes, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRocprofJsonBytes(QByteArrayView bytes, const QString &rel, KernelSink &sink, KernelTrace &trace,
                                   const ProgressCallback &progress = {});
 
 } // namespace goblin

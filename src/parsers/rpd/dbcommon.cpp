@@ -203,7 +203,7 @@ Recognition recognise(const QString &path)
 }
 
 RowCounts sweepSortedRows(const std::vector<DeviceRow> &rows, const std::vector<std::string> &localNames,
-                          RocpdSink &sink, EventTimeline &timeline)
+                          KernelSink &sink, EventTimeline &timeline)
 {
     constexpr qint64 kMaxPlausibleKernelNs = 86'400'000'000'000; // as the CSV reader: no kernel runs a day
     RowCounts counts;

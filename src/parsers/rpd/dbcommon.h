@@ -10,7 +10,7 @@
 /// not produced a row for a while. The readers query plain tables only (never a view): a table
 /// name that is a view in the file is refused before any query.
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 #include "rocpd/rocpdfile.h"
 
 #include <QString>
@@ -29,7 +29,7 @@ struct sqlite3;
 struct sqlite3_stmt;
 
 namespace goblin {
-struct RocpdSink;
+struct KernelSink;
 }
 
 namespace goblin::dbread
@@ -164,7 +164,7 @@ struct RowCounts {
 /// more than a day are counted and left out (the reading's rowsSkipped… say which).
 /// `localNames` names the copies and memsets (DeviceRow::nameId), the sink's pool the kernels.
 RowCounts sweepSortedRows(const std::vector<DeviceRow> &rows, const std::vector<std::string> &localNames,
-                          RocpdSink &sink, EventTimeline &timeline);
+                          KernelSink &sink, EventTimeline &timeline);
 
 /// Trims ASCII white space at both ends (names as the CSV readers strip them).
 std::string trimmed(const char *text, int bytes);

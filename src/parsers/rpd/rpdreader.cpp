@@ -62,7 +62,7 @@ bool isInteger(sqlite3_stmt *st, int column)
 
 } // namespace
 
-RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                              const ProgressCallback &progress)
 {
     Diagnostics &diags = trace.diagnostics;
@@ -201,7 +201,7 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
                             return tick();
                         });
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     if (!opsOk)
         diags.push_back({Severity::Error, rel, 0,
                          QStringLiteral("read error after %1 of %2 rocpd_op rows: %3 (damaged or half-copied file?); "
@@ -272,7 +272,7 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
             return tick();
         });
     if (cancelled)
-        return RocpdOutcome::Cancelled;
+        return ReadOutcome::Cancelled;
     if (!apiOk)
         diags.push_back({Severity::Error, rel, 0,
                          QStringLiteral("read error after %1 of %2 rocpd_api rows: %3 (damaged or half-copied file?); "
@@ -397,7 +397,7 @@ RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink 
         trace.timeline.files.push_back(std::move(timelineFile));
     if (progress)
         progress(info.sizeBytes);
-    return RocpdOutcome::Read;
+    return ReadOutcome::Read;
 }
 
 } // namespace goblin

@@ -24,7 +24,7 @@ namespace goblin
 /// reference reads no rpd), one KernelTrace::timeline file (source "rpd"), and
 /// KernelTrace::host (ranges and runtime calls). Appends one InputFileInfo and the diagnostics;
 /// `progress` gets this file's bytes read so far (an estimate from the rows); false cancels.
-RocpdOutcome readRpdDatabase(const QString &path, const QString &rel, RocpdSink &sink, KernelTrace &trace,
+ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
                              const ProgressCallback &progress = {});
 
 } // namespace goblin

@@ -4,7 +4,7 @@
 /// told apart by their marker columns, and the column names each layout reads.
 
 #include "columnresolver.h"
-#include "inputfile.h"
+#include "results/inputfile.h"
 
 #include <QString>
 #include <QStringList>

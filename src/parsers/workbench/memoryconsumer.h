@@ -7,7 +7,7 @@
 /// op around each allocation (setAllocatingOps()). docs/memory.md defines every figure.
 
 #include "kineto/eventconsumer.h"
-#include "tracememory.h"
+#include "results/tracememory.h"
 
 #include <QtGlobal>
 

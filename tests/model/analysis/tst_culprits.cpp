@@ -4,6 +4,7 @@
 // classes (generic/fp16/fp32 GEMMs, collectives), which must add up to no more than the GPU time
 // each op launched.
 
+#include "torchtraceparser.h"
 #include "advice.h"
 #include "derived.h"
 #include "runanalysis.h"

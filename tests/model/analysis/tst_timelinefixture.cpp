@@ -3,6 +3,7 @@
 // converter (QJsonDocument) reads the trace's GPU events, ProfilerSteps and CPU ops, so the
 // model is checked on realistic data independently of the parser.
 
+#include "torchtraceparser.h"
 #include "runanalysis.h"
 #include "testsupport.h"
 

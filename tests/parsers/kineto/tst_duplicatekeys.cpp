@@ -138,7 +138,7 @@ struct RocprofRead {
     explicit RocprofRead(const QByteArray &bytes)
     {
         workbench.reading = &trace.workbench;
-        RocpdSink sink{names, nullptr, workbench, 0};
+        KernelSink sink{names, nullptr, workbench, 0};
         readRocprofJsonBytes(QByteArrayView(bytes), QStringLiteral("4242_results.json"), sink, trace);
     }
     QString summary() const

@@ -68,12 +68,12 @@ struct Direct {
     KernelTrace trace;
     kernels::NamePool names;
     kernels::Accumulator workbench;
-    RocpdOutcome outcome = RocpdOutcome::Unusable;
+    ReadOutcome outcome = ReadOutcome::Unusable;
 
     explicit Direct(const QByteArray &bytes, const QString &rel = QStringLiteral("bad_results.json"))
     {
         workbench.reading = &trace.workbench;
-        RocpdSink sink{names, nullptr, workbench, 0};
+        KernelSink sink{names, nullptr, workbench, 0};
         outcome = readRocprofJsonBytes(QByteArrayView(bytes), rel, sink, trace);
     }
 };
@@ -337,11 +337,11 @@ private slots:
         kernels::NamePool names;
         kernels::Accumulator wb;
         wb.reading = &trace.workbench;
-        RocpdSink sink{names, nullptr, wb, 0};
-        const RocpdOutcome outcome =
+        KernelSink sink{names, nullptr, wb, 0};
+        const ReadOutcome outcome =
             readRocprofJson(test::dataPath(QStringLiteral("rocprofv3json/synthetic_results.json")),
                             QStringLiteral("x.json"), sink, trace, [](qint64) { return false; });
-        QVERIFY(outcome == RocpdOutcome::Cancelled);
+        QVERIFY(outcome == ReadOutcome::Cancelled);
     }
 
     /// The full real sample, when its path is given (GOBLIN_ROCPROF_JSON_SAMPLE=…/908_results.json.gz):

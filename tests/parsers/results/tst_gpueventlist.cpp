@@ -1,5 +1,5 @@
 // GpuEventList: events read back exactly as they were added, in order, packed or kept whole.
-#include "gpueventlist.h"
+#include "results/gpueventlist.h"
 
 #include <QTest>
 

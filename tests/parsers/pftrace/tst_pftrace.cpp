@@ -70,12 +70,12 @@ struct Direct {
     KernelTrace trace;
     kernels::NamePool names;
     kernels::Accumulator workbench;
-    RocpdOutcome outcome = RocpdOutcome::Unusable;
+    ReadOutcome outcome = ReadOutcome::Unusable;
 
     explicit Direct(const QByteArray &bytes)
     {
         workbench.reading = &trace.workbench;
-        RocpdSink sink{names, nullptr, workbench, 0};
+        KernelSink sink{names, nullptr, workbench, 0};
         outcome = readPftraceBytes(QByteArrayView(bytes), QStringLiteral("bad.pftrace"), sink, trace);
     }
 };

@@ -6,8 +6,8 @@
 /// Sources: the torch trace's own GPU events (`ph:"X"`, cat `kernel`/`gpu_memcpy`/`gpu_memset`,
 /// 2021 traces `Kernel`/`Memcpy`/`Memset`), a rocprofv3 kernel trace (CSV) and rocpd databases.
 
-#include "gpueventlist.h"
-#include "tracetraits.h"
+#include "results/gpueventlist.h"
+#include "results/tracetraits.h"
 
 #include <QString>
 #include <cstdint>

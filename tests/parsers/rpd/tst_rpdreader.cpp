@@ -272,9 +272,9 @@ void TestRpdReader::directCallFeedsWorkbenchOnly()
     kernels::NamePool names;
     kernels::Accumulator wb;
     wb.reading = &trace.workbench;
-    RocpdSink sink{names, nullptr, wb, 0};
-    const RocpdOutcome outcome = readRpdDatabase(test::dataPath(kFixture), QStringLiteral("x.rpd"), sink, trace);
-    QCOMPARE(int(outcome), int(RocpdOutcome::Read));
+    KernelSink sink{names, nullptr, wb, 0};
+    const ReadOutcome outcome = readRpdDatabase(test::dataPath(kFixture), QStringLiteral("x.rpd"), sink, trace);
+    QCOMPARE(int(outcome), int(ReadOutcome::Read));
     QCOMPARE(trace.files.size(), size_t(1));
     QCOMPARE(trace.workbench.rowsUsed, qint64(expected().value(QStringLiteral("kernels_used")).toInteger()));
     QCOMPARE(trace.reference.rowsUsed, qint64(0));
