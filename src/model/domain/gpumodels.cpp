@@ -1,7 +1,7 @@
 // The shipped table of GPU models (resources/gpus.json) and the one name of a device.
 #include "devicefacts.h"
 
-#include "gputimeline.h"
+#include "results/gputimeline.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
