@@ -2,6 +2,7 @@
 #include "telemetry/telemetrylogs.h"
 
 #include "pynumber.h"
+#include "redaction.h"
 
 #include <QStringList>
 
@@ -51,6 +52,8 @@ std::string lower(std::string_view s)
 }
 
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+QString excerpt(std::string_view s) { return inputExcerpt(s); }
 
 std::vector<Line> splitLines(QByteArrayView bytes)
 {
