@@ -37,7 +37,7 @@ struct Patterns {
     QRegularExpression pemBlock{QStringLiteral("-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?:.*?-----END[A-Z0-9 ]*PRIVATE "
                                                "KEY-----|.*)"),
                                 QRegularExpression::DotMatchesEverythingOption};
-    QRegularExpression urlCredentials{QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://)[^\\s/@:]+:[^\\s/@]+@")};
+    QRegularExpression urlCredentials{QStringLiteral("([A-Za-z][A-Za-z0-9+.-]*://)[^\\s/@:]+:[^\\s/@]+(?=@)")};
     QRegularExpression token{QStringLiteral(
         "(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
         "|xox[bpars]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"
