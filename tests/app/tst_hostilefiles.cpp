@@ -169,9 +169,11 @@ private slots:
         {
             QByteArray rows;
             int n = 900;
-            for (const QByteArray &s : secrets)
-                rows += "\"KERNEL_DISPATCH\",2,1,0,48213," + QByteArray::number(n) + ",25,\"k\"," +
-                        QByteArray::number(n++) + "," + csvQuoted(s) + ",2745622216190433,0,32768,256,1,1,4096,16,8\n";
+            for (const QByteArray &s : secrets) {
+                const QByteArray id = QByteArray::number(n++);
+                rows += "\"KERNEL_DISPATCH\",2,1,0,48213," + id + ",25,\"k\"," + id + "," + csvQuoted(s) +
+                        ",2745622216190433,0,32768,256,1,1,4096,16,8\n";
+            }
             QTest::newRow("kernel trace CSV") << QString() << "trace.csv"
                                               << fixture(QStringLiteral("runs/v3-metric-1gpu/trace.csv")) + rows;
         }
@@ -249,7 +251,7 @@ private slots:
                 if (output.contains(needle))
                     leaks << QStringLiteral("%1 (%2)").arg(where, QString::fromLatin1(needle));
         };
-        for (const QString profile : {QStringLiteral("workbench"), QStringLiteral("reference")}) {
+        for (const QString &profile : {QStringLiteral("workbench"), QStringLiteral("reference")}) {
             const QString json = outDir.filePath(QStringLiteral("report-%1.json").arg(profile));
             const test::AppRun report = test::runApp({"report", runDir.path(), "--profile", profile, "--json", json});
             QCOMPARE(report.exitCode, 0);
@@ -326,7 +328,7 @@ private slots:
         QTemporaryDir runDir, outDir;
         QVERIFY(runDir.isValid() && outDir.isValid());
         QVERIFY(copyFolder(test::dataPath(QStringLiteral("runs/v3-metric-1gpu")), runDir.path()));
-        for (const QString expected : {QStringLiteral("expected.reference.json"), QStringLiteral("expected.reference.fp16.json"),
+        for (const QString &expected : {QStringLiteral("expected.reference.json"), QStringLiteral("expected.reference.fp16.json"),
                                        QStringLiteral("truth.json.expected")})
             QFile::remove(runDir.filePath(expected));
         const QString path = runDir.filePath(name);
