@@ -1,6 +1,13 @@
 #include "diagnostic.h"
 
+#include "redaction.h"
+
 namespace goblin {
+
+Diagnostic::Diagnostic(Severity severity, QString file, qint64 line, QString message)
+    : severity(severity), file(std::move(file)), line(line), message(redactSecrets(message))
+{
+}
 
 QString severityName(Severity severity)
 {

@@ -9,7 +9,12 @@ namespace goblin {
 enum class Severity { Info, Warning, Error };
 
 /// One problem found in the input, always naming the file and (where it applies) the line.
+/// The message is redacted when the diagnostic is made (redactSecrets()): a message may quote a
+/// short excerpt of the input (inputExcerpt()), never a secret that was on the line.
 struct Diagnostic {
+    Diagnostic() = default;
+    Diagnostic(Severity severity, QString file, qint64 line = 0, QString message = {});
+
     Severity severity = Severity::Warning;
     QString file;     ///< path relative to the run folder ("trace.csv"); empty for run-wide notes
     qint64 line = 0;  ///< 1-based line number; 0 when the problem concerns the whole file

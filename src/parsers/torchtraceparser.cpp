@@ -41,6 +41,17 @@ TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, 
     out.referenceFileFound = true;
     TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, kBothReadings, out);
     reader.run();
+    // Entries of traceEvents that are all skipped (numbers, strings, null, lists; complete events
+    // without a usable ts or dur) are no events: the file holds nothing the workbench reads, and
+    // says so in one line, the first about the file.
+    if (!out.cancelled && out.eventCount > 0 && out.file.rowsSkipped >= out.eventCount) {
+        out.diagnostics.insert(out.diagnostics.begin(),
+                               {Severity::Error, displayName, 0,
+                                QStringLiteral("none of the %1 entries of traceEvents is an event the workbench reads "
+                                               "(JSON objects with a name and usable times): nothing read from it")
+                                    .arg(out.eventCount)});
+        out.eventCount = 0;
+    }
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "kernelsview.h"
 
+#include "csvexport.h"
 #include "percentbardelegate.h"
 #include "runmodel.h"
 
@@ -175,7 +176,8 @@ QString KernelsView::selectedRowsText() const
     for (int column = 0; column < model->columnCount(m_table->rootIndex()); ++column)
         if (!m_table->isColumnHidden(column))
             header << model->headerData(column, Qt::Horizontal).toString().replace(QLatin1Char('\n'), QLatin1Char(' '));
-    lines << header.join(QLatin1Char('\t'));
+    // Tab-separated as spreadsheets paste it: cells quoted and formula-like names neutralised.
+    lines << csvLine(header, QLatin1Char('\t'));
     for (const QModelIndex &row : rows) {
         QStringList cells;
         for (int column = 0; column < model->columnCount(m_table->rootIndex()); ++column) {
@@ -184,7 +186,7 @@ QString KernelsView::selectedRowsText() const
             cells << (column == RunModel::NameColumn ? kernelNameAt(row)
                                                      : row.siblingAtColumn(column).data().toString());
         }
-        lines << cells.join(QLatin1Char('\t'));
+        lines << csvLine(cells, QLatin1Char('\t'));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }

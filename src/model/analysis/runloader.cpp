@@ -416,6 +416,13 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
                             "under one of its three names: trace.csv, torch_profile.json, amd_smi.csv)")
                  .arg(opened.join(QStringLiteral(", ")), inventory.folder())});
     }
+    // FIFOs, sockets and devices stay out of the walk of inputs (opened, they block or never end):
+    // each is named, whatever its name, rather than silently passed over (the readers name those
+    // they were meant to read).
+    if (inventory.wholeFolder())
+        for (const SpecialFile &special : specialFilesIn(QDir(inventory.folder())))
+            if (const InputRow *row = inventory.find(special.relativePath); !row || !(row->read || row->referenceReads))
+                run->kernels.diagnostics.push_back({Severity::Warning, special.relativePath, 0, special.problem});
     if (progress)
         progress(1.0, QStringLiteral("Computing the waste budget"));
     analyzeRun(*run);

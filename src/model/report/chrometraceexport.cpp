@@ -1,6 +1,7 @@
 #include "chrometraceexport.h"
 
 #include "exportfile.h"
+#include "redaction.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -174,6 +175,20 @@ ChromeTraceExport buildChromeTrace(const RunAnalysis &run, const ChromeTraceOpti
     int nextPid = 1;
     // Host lanes once per trace file: the window of the file's first device.
     std::vector<std::pair<const GpuTimelineFile *, int>> hostDone;
+    // Every name as exported, redacted once per distinct name of a file (names are interned).
+    std::vector<std::pair<const GpuTimelineFile *, std::vector<std::optional<QString>>>> exportedNames;
+    const auto exportedName = [&](const GpuTimelineFile &file, std::uint32_t nameId) -> QString {
+        if (nameId >= file.names.size())
+            return {};
+        auto it = std::find_if(exportedNames.begin(), exportedNames.end(),
+                               [&](const auto &entry) { return entry.first == &file; });
+        if (it == exportedNames.end())
+            it = exportedNames.insert(exportedNames.end(), {&file, std::vector<std::optional<QString>>(file.names.size())});
+        std::optional<QString> &name = it->second[nameId];
+        if (!name)
+            name = redactSecrets(QString::fromStdString(file.names[nameId]));
+        return *name;
+    };
 
     for (const DeviceWindows &dw : devices) {
         const DeviceTimelineAnalysis &d = *dw.analysis;
@@ -199,8 +214,7 @@ ChromeTraceExport buildChromeTrace(const RunAnalysis &run, const ChromeTraceOpti
             const qint64 stream = e.stream < dev.streams.size() ? dev.streams[e.stream] : qint64(e.stream);
             if (e.stream < streamUsed.size())
                 streamUsed[e.stream] = true;
-            const std::string &name = e.nameId < file.names.size() ? file.names[e.nameId] : std::string();
-            slices.push_back({e.startNs, e.endNs, pid, stream, dw.source, categoryOf(e.kind), QString::fromStdString(name)});
+            slices.push_back({e.startNs, e.endNs, pid, stream, dw.source, categoryOf(e.kind), exportedName(file, e.nameId)});
             ++result.gpuEventCount;
         }
         for (std::size_t s = 0; s < dev.streams.size(); ++s)
@@ -233,7 +247,7 @@ ChromeTraceExport buildChromeTrace(const RunAnalysis &run, const ChromeTraceOpti
             if (window && !overlaps(sw.startNs, sw.endNs, *window))
                 continue;
             // A step mark is not clipped: it is one event of the trace.
-            slices.push_back({sw.startNs, sw.endNs, hostPid, 0, dw.source, "step", sw.name});
+            slices.push_back({sw.startNs, sw.endNs, hostPid, 0, dw.source, "step", redactSecrets(sw.name)});
             anyHost = true;
         }
         for (const TimeInterval &iv : file.hostBusy)
@@ -263,7 +277,7 @@ ChromeTraceExport buildChromeTrace(const RunAnalysis &run, const ChromeTraceOpti
     QByteArray &out = result.json;
     out.reserve(qsizetype(slices.size()) * 140 + 4096);
     out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"exported_by\":\"goblin-workbench " GOBLIN_VERSION "\",\"run\":";
-    appendJsonString(out, run.runName);
+    appendJsonString(out, redactSecrets(run.runName));
     out += ",\"window\":";
     appendJsonString(out, options.step ? QStringLiteral("step %1").arg(*options.step) : QStringLiteral("whole run"));
     out += ",\"clock\":\"ts in microseconds from the first exported event of each source (kernel trace, torch trace)\"},"
@@ -277,7 +291,7 @@ ChromeTraceExport buildChromeTrace(const RunAnalysis &run, const ChromeTraceOpti
     for (const Process &p : processes) {
         comma();
         out += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + QByteArray::number(p.pid) + ",\"tid\":0,\"args\":{\"name\":";
-        appendJsonString(out, p.name);
+        appendJsonString(out, redactSecrets(p.name));  // holds the file's path
         out += "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + QByteArray::number(p.pid) +
                ",\"tid\":0,\"args\":{\"sort_index\":" + QByteArray::number(p.sortIndex) + "}}";
     }

@@ -222,18 +222,4 @@ QStringList tableRow(const QJsonObject &report)
     return row;
 }
 
-QString csvLine(const QStringList &fields)
-{
-    QStringList out;
-    for (QString f : fields) {
-        if (f.contains(QLatin1Char(',')) || f.contains(QLatin1Char('"')) || f.contains(QLatin1Char('\n')) ||
-            f.contains(QLatin1Char('\r'))) {
-            f.replace(QLatin1String("\""), QLatin1String("\"\""));
-            f = QLatin1Char('"') + f + QLatin1Char('"');
-        }
-        out << f;
-    }
-    return out.join(QLatin1Char(','));
-}
-
 } // namespace goblin

@@ -4,6 +4,7 @@
 /// Everything is computed from the runs' own reports, so a delta is exactly the difference of
 /// the two `report`s.
 
+#include "csvexport.h"  // csvLine(): how the table's rows are written
 #include "runanalysis.h"
 
 #include <QHash>
@@ -37,11 +38,8 @@ QJsonObject compareRuns(const std::vector<const RunAnalysis *> &runs, Heuristics
 
 /// `table` columns and one row per report: the seven buckets and unattributed_s (s/step), GPU
 /// utilisation and step time (the report's `quantities`), top kernel, diagnostics count. An
-/// unknown value is "—", never 0 or an empty cell.
+/// unknown value is "—", never 0 or an empty cell. Written with csvLine() (no formula cells).
 QStringList tableHeader();
 QStringList tableRow(const QJsonObject &report);
-
-/// One CSV line (RFC 4180 quoting where needed), without the line end.
-QString csvLine(const QStringList &fields);
 
 } // namespace goblin

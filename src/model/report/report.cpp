@@ -7,6 +7,7 @@
 #include "memoryjson.h"
 #include "runtraitsjson.h"
 #include "versiontext.h"
+#include "redaction.h"
 #include "thresholds.h"
 #include "ranksjson.h"
 #include "timelinejson.h"
@@ -142,6 +143,32 @@ QJsonObject quantitiesJson(const Quantities &q)
                                {QStringLiteral("scope"), x.scope}});
     }
     return out;
+}
+
+/// Every text of the report (and every key: some are names from the run) through redactSecrets():
+/// diagnostics, warnings, paths, column and kernel names can all hold what a script wrote.
+QJsonValue redactedJson(const QJsonValue &value)
+{
+    if (value.isString()) {
+        const QString text = value.toString();
+        const QString redacted = redactSecrets(text);
+        return redacted == text ? value : QJsonValue(redacted);
+    }
+    if (value.isArray()) {
+        QJsonArray array = value.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i)
+            if (const QJsonValue element = array.at(i); element.isString() || element.isArray() || element.isObject())
+                array.replace(i, redactedJson(element));
+        return array;
+    }
+    if (value.isObject()) {
+        const QJsonObject object = value.toObject();
+        QJsonObject out;
+        for (auto it = object.begin(); it != object.end(); ++it)
+            out.insert(redactSecrets(it.key()), redactedJson(it.value()));
+        return out;
+    }
+    return value;
 }
 
 } // namespace
@@ -299,7 +326,7 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
     addAttributionToReport(report, run);
     addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);
-    return report;
+    return redactedJson(report).toObject();
 }
 
 bool writeReportJson(const QJsonObject &report, const QString &path, QString *error)

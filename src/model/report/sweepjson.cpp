@@ -1,6 +1,7 @@
 #include "sweepjson.h"
 
 #include "commandline.h"
+#include "csvexport.h"
 
 #include <QJsonArray>
 #include <cmath>
@@ -43,15 +44,15 @@ QJsonObject sweepJson(SweepThreshold which, const std::vector<SweepPoint> &curve
 QByteArray sweepCsv(const std::vector<SweepPoint> &curve)
 {
     const std::vector<SweepPoint> points = sampledPoints(curve);
-    QByteArray out = "value";
+    QStringList header{QStringLiteral("value")};
     for (int b = 0; b < WasteBudget::BucketCount; ++b)
-        out += ',' + WasteBudget::bucketKey(b).toLatin1();
-    out += '\n';
+        header << WasteBudget::bucketKey(b);
+    QByteArray out = csvLine(header).toUtf8() + '\n';
     for (const SweepPoint &p : points) {
-        out += exactNumberText(p.value).toLatin1();
+        QStringList row{exactNumberText(p.value)};
         for (int b = 0; b < WasteBudget::BucketCount; ++b)
-            out += ',' + (std::isfinite(p.budget.bucket(b)) ? exactNumberText(p.budget.bucket(b)).toLatin1() : QByteArray());
-        out += '\n';
+            row << (std::isfinite(p.budget.bucket(b)) ? exactNumberText(p.budget.bucket(b)) : QString());
+        out += csvLine(row).toUtf8() + '\n';
     }
     return out;
 }

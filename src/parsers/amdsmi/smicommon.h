@@ -3,6 +3,7 @@
 /// cell as it is quoted in a message.
 
 #include "progress.h"
+#include "redaction.h"
 
 #include <QString>
 
@@ -17,13 +18,14 @@ constexpr qint64 kPythonFieldLimit = 131072;
 
 inline QString q(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())); }
 
-/// A cell quoted in a message: long cells (list reprs, garbage) are cut so a message stays a line.
+/// A cell quoted in a message: long cells (list reprs, garbage) are cut so a message stays a line;
+/// secrets redacted and control characters made visible (inputExcerpt()).
 inline QString shown(std::string_view text)
 {
     constexpr size_t kMax = 40;
     if (text.size() <= kMax)
-        return q(text);
-    return q(text.substr(0, kMax)) + QStringLiteral("… (%1 bytes)").arg(text.size());
+        return inputExcerpt(text, int(kMax));
+    return inputExcerpt(text, int(kMax)) + QStringLiteral(" (%1 bytes)").arg(text.size());
 }
 
 // ---------------------------------------------------------------------------------------------

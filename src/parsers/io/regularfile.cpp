@@ -34,4 +34,23 @@ QString specialFileProblem(const QString &path)
     return QStringLiteral("is %1%2, not a regular file: not read").arg(kind, via);
 }
 
+std::vector<SpecialFile> specialFilesIn(const QDir &folder)
+{
+    std::vector<SpecialFile> out;
+    // QDir::System is what lists FIFOs, sockets and devices (QDir::Files leaves them out).
+    const QDir::Filters entries = QDir::Files | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot;
+    const auto scan = [&out, entries](const QDir &dir, const QString &prefix) {
+        for (const QFileInfo &fi : dir.entryInfoList(entries, QDir::Name)) {
+            if (fi.isDir())
+                continue;
+            if (QString problem = specialFileProblem(fi.absoluteFilePath()); !problem.isEmpty())
+                out.push_back({prefix + fi.fileName(), std::move(problem)});
+        }
+    };
+    scan(folder, QString());
+    for (const QFileInfo &sub : folder.entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        scan(QDir(sub.absoluteFilePath()), sub.fileName() + QLatin1Char('/'));
+    return out;
+}
+
 } // namespace goblin

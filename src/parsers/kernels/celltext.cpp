@@ -1,5 +1,7 @@
 #include "kernels/celltext.h"
 
+#include "redaction.h"
+
 #include <cstring>
 
 namespace goblin::kernels
@@ -32,13 +34,7 @@ QString pythonRepr(const QString &s)
 
 QString shown(std::string_view raw)
 {
-    QString s = fromUtf8(raw.substr(0, 240));
-    if (s.size() > 60)
-        s = s.left(57) + QStringLiteral("...");
-    QString out;
-    for (QChar c : s)
-        out += c.unicode() < 0x20 ? QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0')) : QString(c);
-    return QLatin1Char('\'') + out + QLatin1Char('\'');
+    return QLatin1Char('\'') + inputExcerpt(raw) + QLatin1Char('\'');
 }
 
 QString describeMb(qint64 bytes)

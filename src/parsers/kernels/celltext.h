@@ -22,7 +22,8 @@ QStringList headerNames(const std::vector<std::string_view> &fields, bool keepBo
 /// repr() of a str, as Python's OSError texts quote a path.
 QString pythonRepr(const QString &s);
 
-/// A value quoted for a message: at most 60 characters, control characters made visible.
+/// A value quoted for a message: inputExcerpt() (at most 60 characters, secrets redacted, control
+/// characters made visible) in single quotes.
 QString shown(std::string_view raw);
 
 QString describeMb(qint64 bytes);

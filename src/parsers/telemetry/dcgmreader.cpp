@@ -139,7 +139,7 @@ void readDcgm(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
         bool idOk = false;
         const int id = text(tokens[1]).toInt(&idOk);
         if (!idOk || id < 0) {
-            b.rowProblem(line.number, QStringLiteral("GPU id '%1' is not a number; row skipped").arg(text(tokens[1])));
+            b.rowProblem(line.number, QStringLiteral("GPU id '%1' is not a number; row skipped").arg(excerpt(tokens[1])));
             continue;
         }
         auto value = [&](int col) -> double {
@@ -153,7 +153,7 @@ void readDcgm(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
                 return NAN;
             }
             if (c.kind == Cell::Kind::NotANumber) {
-                b.rowProblem(line.number, QStringLiteral("'%1' is '%2', not a number; value ignored").arg(column, text(raw)),
+                b.rowProblem(line.number, QStringLiteral("'%1' is '%2', not a number; value ignored").arg(column, excerpt(raw)),
                              false);
                 return NAN;
             }

@@ -3,6 +3,7 @@
 
 #include "columnresolver.h"
 #include "pynumber.h"
+#include "redaction.h"
 
 #include <QStringList>
 
@@ -52,6 +53,8 @@ std::string lower(std::string_view s)
 }
 
 QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+QString excerpt(std::string_view s) { return inputExcerpt(s); }
 
 std::vector<Line> splitLines(QByteArrayView bytes)
 {

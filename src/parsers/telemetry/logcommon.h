@@ -22,6 +22,8 @@ namespace goblin::telemetry
 std::string_view trimmed(std::string_view s);
 std::string lower(std::string_view s);
 QString text(std::string_view s);
+/// A cell as a message quotes it: short, secrets redacted (inputExcerpt()).
+QString excerpt(std::string_view s);
 
 /// The lines of `bytes` (LF, CRLF or CR line ends), each with its 1-based number.
 struct Line {

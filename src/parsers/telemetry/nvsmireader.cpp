@@ -288,7 +288,7 @@ void readNvidiaSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
             if (std::isnan(epoch)) {
                 b.rowProblem(line.number, QStringLiteral("timestamp '%1' is not a time (yyyy/MM/dd HH:mm:ss.zzz); row "
                                                          "skipped")
-                                              .arg(text(fields[size_t(timeCol)])));
+                                              .arg(excerpt(fields[size_t(timeCol)])));
                 continue;
             }
         }
@@ -302,7 +302,7 @@ void readNvidiaSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
             }
             if (c.kind == Cell::Kind::NotANumber) {
                 b.rowProblem(line.number, QStringLiteral("'%1' is '%2', not a number; value ignored")
-                                              .arg(column, text(fields[size_t(col)])),
+                                              .arg(column, excerpt(fields[size_t(col)])),
                              false);
                 return NAN;
             }

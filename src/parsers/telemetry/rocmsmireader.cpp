@@ -146,7 +146,7 @@ void readRocmSmi(QByteArrayView bytes, const QString &file, SmiTelemetry &out)
             }
             if (c.kind == Cell::Kind::NotANumber) {
                 b.rowProblem(line.number, QStringLiteral("'%1' is '%2', not a number; value ignored")
-                                              .arg(written[size_t(col)], text(fields[size_t(col)])),
+                                              .arg(written[size_t(col)], excerpt(fields[size_t(col)])),
                              false);
                 return NAN;
             }

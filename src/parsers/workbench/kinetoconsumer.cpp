@@ -2,6 +2,7 @@
 // and the merge of byte ranges read on other threads.
 #include "workbench/kinetoconsumer.h"
 
+#include "redaction.h"
 #include "syntax/jsontoken.h"
 
 #include <QString>
@@ -66,7 +67,7 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
                 m_eventIssues.add(span.line, QStringLiteral("\"%1\" is %2 (a NaN/Infinity literal, not valid JSON); "
                                                             "event ignored")
                                                  .arg(QLatin1String(what))
-                                                 .arg(QString::fromUtf8(v.raw.data(), qsizetype(v.raw.size()))));
+                                                 .arg(inputExcerpt(v.raw)));
                 return std::nullopt;
             }
             if (auto ns = &v == &event.ts ? event.timesNs().tsNs : event.timesNs().durNs)
@@ -74,7 +75,7 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
         }
         const QString shown = v.kind == PyValue::Missing
                                   ? QStringLiteral("missing")
-                                  : QStringLiteral("%1").arg(QString::fromUtf8(v.raw.data(), qsizetype(std::min<size_t>(v.raw.size(), 40))));
+                                  : inputExcerpt(v.raw, 40);
         m_eventIssues.add(span.line, QStringLiteral("complete event with unusable \"%1\" (%2); event ignored")
                                          .arg(QLatin1String(what), shown));
         return std::nullopt;
