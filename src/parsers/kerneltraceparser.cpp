@@ -163,8 +163,11 @@ public:
         ProgressCallback progress;
         if (m_progress)
             progress = [this, before](qint64 done) { return m_progress(before + done); };
+        const size_t cutMark = m_names.cutMark();
         const RocpdOutcome outcome = json ? readRocprofJson(path, rel, sink, m_trace, progress)
                                           : readPftrace(path, rel, sink, m_trace, progress);
+        if (const QString cut = m_names.cutsSince(cutMark).message(); !cut.isEmpty())
+            m_trace.diagnostics.push_back({Severity::Warning, rel, 0, cut});
         m_bytesBefore += QFileInfo(path).size();
         return outcome == RocpdOutcome::Read        ? Outcome::Read
                : outcome == RocpdOutcome::Cancelled ? Outcome::Cancelled
@@ -277,6 +280,7 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
 
     // Per record, the name id is shared when both readings use the same column.
     kernels::RowNameIds nameIds{m_names};
+    const size_t cutMark = m_names.cutMark();
     reference::KernelRows ref(m_ref, nameIds, host);
     workbench::KernelRows wb(m_trace, m_wb, nameIds, host, rel, fileName);
     if (doReference)
@@ -317,6 +321,8 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
                          QStringLiteral("a field or row is longer than the reader keeps in memory (%1 per field); "
                                         "its end was dropped")
                              .arg(kernels::describeMb(csvOptions().maxFieldBytes))});
+    if (const QString cut = m_names.cutsSince(cutMark).message(); !cut.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, cut});
     if (doReference && !cancelled)
         ref.finish(reader, rel, diags); // which of Python's failures comes first
     if (doWorkbench && !cancelled)
