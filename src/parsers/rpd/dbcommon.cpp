@@ -18,7 +18,7 @@ namespace goblin::dbread
 
 std::chrono::milliseconds deadlineFor(qint64 bytes)
 {
-    return std::chrono::seconds(10) + std::chrono::seconds(std::max<qint64>(0, bytes) / (qint64(4) << 20));
+    return std::chrono::seconds(10) + std::chrono::seconds(std::max<qint64>(0, bytes) >> 20);
 }
 
 std::optional<OpenRefusal> openUntrusted(const QString &path, UntrustedConnection &into, UntrustedLimits limits)

@@ -10,7 +10,7 @@
 /// (a value at most 16 MiB, the SQL text, the expression depth), and a progress handler, called
 /// every 1000 virtual-machine instructions, that interrupts a statement when the database's
 /// wall-clock deadline has passed or when it has produced no row for a while. The readers query
-/// plain tables only, and only tables checked by plainTables() first: a view, a virtual table or
+/// plain tables only, and only tables checked by unsafeTables() first: a view, a virtual table or
 /// a table with a generated column (whose expression SQLite would evaluate on every read) in place
 /// of a table a reader needs is refused before any query. No SQL is built from a name in the
 /// file: the readers' table and column names are their own constants (rocpd's table suffix is
@@ -72,8 +72,9 @@ struct UntrustedLimits {
     int maxValueBytes = 16 << 20;
 };
 
-/// The deadline for reading a database file of `bytes`: 10 s, and a second more per 4 MiB (real
-/// files read at 30-100 MB/s; a crafted one that makes SQLite compute is stopped instead).
+/// The deadline for reading a database file of `bytes`: 10 s, and a second more per MiB (a real
+/// file reads many MiB a second: a large one is never cut short; a small crafted one that makes
+/// SQLite compute is stopped within seconds).
 std::chrono::milliseconds deadlineFor(qint64 bytes);
 
 /// Hardens an open connection for reading a stranger's file (see the file comment). Call once,
