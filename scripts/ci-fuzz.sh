@@ -4,13 +4,14 @@
 # matching files of tests/data and the regression inputs. Any crash, sanitizer report, leak,
 # timeout or out-of-memory fails the stage and leaves the input in build/fuzz/artifacts/.
 #   GOBLIN_FUZZ_SECONDS  seconds per target (default 30)
-#   GOBLIN_FUZZ_TARGETS  which targets (default: kerneltrace torchtrace amdsmi csv json; the two
-#                        grammar targets start from the seeds of the formats written in them)
+#   GOBLIN_FUZZ_TARGETS  which targets (default: kerneltrace torchtrace amdsmi csv json database
+#                        pftrace; the two grammar targets start from the seeds of the formats
+#                        written in them, database from the SQLite files of tests/data)
 source "$(dirname "$0")/ci-lib.sh"
 cd "$GOBLIN_SOURCE_DIR"
 
 seconds=${GOBLIN_FUZZ_SECONDS:-30}
-targets=${GOBLIN_FUZZ_TARGETS:-kerneltrace torchtrace amdsmi csv json}
+targets=${GOBLIN_FUZZ_TARGETS:-kerneltrace torchtrace amdsmi csv json database pftrace}
 build=$GOBLIN_BUILD_ROOT/fuzz
 
 section "Stage 3/4: fuzz targets (preset fuzz, clang)"
@@ -44,6 +45,8 @@ collect_data_seeds() {
         torchtrace) names=(-name 'torch_profile.json*' -o -name '*.pt.trace.json*') ;;
         amdsmi) names=(-name 'amd_smi.csv' -o -name '*amd*smi*.csv') ;;
         json) names=(-name '*.json') ;;
+        database) names=(-name '*.rpd' -o -name '*.sqlite' -o -name '*.db') ;;  # rocpd, rpd, nsys
+        pftrace) names=(-name '*.pftrace') ;;
         *) return 0 ;;  # a grammar's own seeds only
     esac
     local n=0 f
@@ -64,8 +67,8 @@ for parser in $targets; do
     for format in $(seed_formats "$parser"); do
         if [ -d tests/fuzz/seeds/"$format" ]; then
             cp tests/fuzz/seeds/"$format"/* "$seeds"/
-            collect_data_seeds "$format" "$seeds"
         fi
+        collect_data_seeds "$format" "$seeds"
         if [ -d tests/data/fuzz-regressions/"$format" ]; then
             cp tests/data/fuzz-regressions/"$format"/* "$seeds"/ 2>/dev/null || true
         fi
@@ -88,10 +91,14 @@ for parser in $targets; do
     # chunk): 16 kB inputs hold a header and dozens of records, and the grammar's one
     # size-dependent rule (Python's 131,072-character field limit) is out of reach of 64 kB
     # inputs anyway; its caps and truncation paths run with the small caps of the mode byte.
+    # A database seed is a whole SQLite file (64-256 kB of pages): cut at 64 kB it would only be
+    # "truncated". Its reader's own deadline (10 s for a small file) must stop a costly file
+    # before libFuzzer's timeout would: a timeout there is a finding.
     max_len=65536
-    case $parser in torchtrace|json) max_len=8192 ;; csv) max_len=16384 ;; esac
+    timeout=10
+    case $parser in torchtrace|json) max_len=8192 ;; csv) max_len=16384 ;; database) max_len=262144 timeout=20 ;; esac
     "$build/tests/fuzz/fuzz_$parser" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+        -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
         -dict="tests/fuzz/$(dictionary "$parser").dict" -artifact_prefix="$artifacts/" \
         -print_final_stats=1 "$corpus" "$seeds" 2>"$build/fuzz_$parser.log" || status=$?
     grep -E '^(stat::|Done |INFO: (Loaded|seed corpus))' "$build/fuzz_$parser.log" || true

@@ -105,7 +105,12 @@ public:
             formatNote = inner.tables ? inner.tables->note : QString();
         }
         KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
+        const size_t cutMark = m_names.cutMark();
         const ReadOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
+        // The database readers say their cut names with their other cut texts; the files here.
+        if (format->role != InputRole::RocpdDatabase)
+            if (const QString cut = m_names.cutsSince(cutMark).message(); !cut.isEmpty())
+                m_trace.diagnostics.push_back({Severity::Warning, rel, 0, cut});
         if (!formatNote.isEmpty())
             m_trace.diagnostics.push_back(
                 {Severity::Warning, rel, 0,
@@ -230,6 +235,7 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
 
     // Per record, the name id is shared when both readings use the same column.
     kernels::RowNameIds nameIds{m_names};
+    const size_t cutMark = m_names.cutMark();
     reference::KernelRows ref(m_ref, nameIds, host);
     workbench::KernelRows wb(m_trace, m_wb, nameIds, host, rel, fileName);
     if (doReference)
@@ -270,6 +276,8 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
                          QStringLiteral("a field or row is longer than the reader keeps in memory (%1 per field); "
                                         "its end was dropped")
                              .arg(kernels::describeMb(csvOptions().maxFieldBytes))});
+    if (const QString cut = m_names.cutsSince(cutMark).message(); !cut.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, cut});
     if (doReference && !cancelled)
         ref.finish(reader, rel, diags); // which of Python's failures comes first
     if (doWorkbench && !cancelled)

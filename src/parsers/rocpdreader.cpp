@@ -5,6 +5,7 @@
 #include "kernels/timelinebuilder.h"
 #include "pynumber.h"
 #include "rocpd/rocpdfile.h"
+#include "rpd/dbcommon.h"
 
 #include <QFileInfo>
 #include <QSet>
@@ -52,21 +53,38 @@ struct ProcessTables {
     std::unordered_set<qint64> strings;                   ///< string ids
 };
 
-/// Why a process of the file cannot be read, or an empty string.
-QString unsupportedReason(rocpd::Connection &conn, const rocpd::Layout &layout, const rocpd::Process &p)
+/// Why a process of the file cannot be read, or an empty string. Reads the process's schema
+/// version and guid first, once its metadata table is known to be a plain table.
+QString unsupportedReason(dbread::UntrustedConnection &source, rocpd::Process &p)
 {
+    rocpd::Connection &conn = source.conn;
+    const QString metadata = QStringLiteral("rocpd_metadata") + p.suffix;
+    if (const QStringList unsafe = dbread::unsafeTablesOf(source, QStringList{metadata}); !unsafe.isEmpty())
+        return unsafe.join(QStringLiteral(", "));
+    QStringList version, guid;
+    const QString meta = rocpd::table("rocpd_metadata", p.suffix);
+    if (!conn.texts(QStringLiteral("SELECT value FROM %1 WHERE tag = 'schema_version' LIMIT 1").arg(meta).toUtf8().constData(),
+                    version))
+        return QStringLiteral("its metadata cannot be read: %1").arg(source.error());
+    conn.texts(QStringLiteral("SELECT value FROM %1 WHERE tag = 'guid' LIMIT 1").arg(meta).toUtf8().constData(), guid);
+    p.schemaVersion = version.value(0).left(64);
+    p.guid = guid.value(0).left(64);
     if (p.schemaVersion != QLatin1String("3"))
         return QStringLiteral("schema version \"%1\" is not supported (only \"3\", which every rocprofv3 of ROCm "
                               "7.x writes, is read)")
             .arg(p.schemaVersion);
+    QStringList tables;
     for (const char *base : kRequiredTables)
-        if (!layout.tables.contains(QLatin1String(base) + p.suffix))
-            return QStringLiteral("table %1%2 is missing").arg(QLatin1String(base), p.suffix);
-    QStringList columns;
-    const QByteArray sql =
-        QStringLiteral("SELECT name FROM pragma_table_info('%1%2')").arg(QLatin1String("rocpd_kernel_dispatch"), p.suffix).toUtf8();
-    if (!conn.texts(sql.constData(), columns))
-        return QStringLiteral("its dispatch table cannot be read: %1").arg(conn.error());
+        tables << QLatin1String(base) + p.suffix;
+    for (const QString &t : tables)
+        if (!source.schema.count(t.toStdString()))
+            return QStringLiteral("table %1 is missing").arg(t);
+    if (const QStringList unsafe = dbread::unsafeTablesOf(source, tables); !unsafe.isEmpty())
+        return QStringLiteral("%1: a view, a virtual table or a generated column in place of a table is never queried")
+            .arg(unsafe.join(QStringLiteral(", ")));
+    const QStringList columns = dbread::columnsOf(conn, QStringLiteral("rocpd_kernel_dispatch") + p.suffix);
+    if (columns.isEmpty())
+        return QStringLiteral("its dispatch table cannot be read: %1").arg(source.error());
     QStringList missing;
     for (const char *c : kRequiredColumns)
         if (!columns.contains(QLatin1String(c)))
@@ -159,62 +177,75 @@ private:
     std::vector<RowKey> m_agents;
 };
 
-/// Runs `sql` (with the process guid bound to ?1) and hands every row to `row`.
+/// Runs `sql` (with the process guid bound to ?1) and hands every row to `row`, under the guard.
 template<typename Row>
-bool eachRow(rocpd::Connection &conn, const QString &sql, const QByteArray &guid, QString &error, Row row)
+bool eachRow(dbread::UntrustedConnection &source, const QString &sql, const QByteArray &guid, QString &error, Row row)
 {
-    sqlite3_stmt *stmt = nullptr;
-    if (sqlite3_prepare_v2(conn.handle(), sql.toUtf8().constData(), -1, &stmt, nullptr) != SQLITE_OK) {
-        error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
-        return false;
-    }
-    sqlite3_bind_text(stmt, 1, guid.constData(), int(guid.size()), SQLITE_STATIC);
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        row(stmt);
-    if (rc != SQLITE_DONE)
-        error = QString::fromUtf8(sqlite3_errmsg(conn.handle()));
-    sqlite3_finalize(stmt);
-    return rc == SQLITE_DONE;
+    return dbread::eachRowBound(source.conn.handle(), *source.guard, sql.toUtf8(), guid, error, [&](sqlite3_stmt *st) {
+        row(st);
+        return true;
+    });
 }
 
-bool loadProcess(rocpd::Connection &conn, ProcessTables &p, QString &error)
+/// What loading a process's small tables met besides its rows.
+struct LoadNotes {
+    qint64 tooLongNames = 0;  ///< display names over the value limit: not read
+    kernels::NameCuts cuts;   ///< display names cut at kernels::kMaxNameBytes
+};
+
+bool loadProcess(dbread::UntrustedConnection &source, ProcessTables &p, QString &error, LoadNotes &notes)
 {
     using rocpd::table;
+    rocpd::Connection &conn = source.conn;
     const QString &s = p.suffix;
     if (!conn.integer(QStringLiteral("SELECT count(*) FROM %1").arg(table("rocpd_kernel_dispatch", s)), p.dispatches)) {
-        error = conn.error();
+        error = source.error();
         return false;
     }
     QStringList guid;
     if (!conn.texts(QStringLiteral("SELECT guid FROM %1 LIMIT 1").arg(table("rocpd_kernel_dispatch", s)).toUtf8().constData(),
                     guid)) {
-        error = conn.error();
+        error = source.error();
         return false;
     }
     p.guid = guid.value(0).toUtf8();
     auto int64 = [](sqlite3_stmt *st, int c) {
         return sqlite3_column_type(st, c) == SQLITE_NULL ? qint64(-1) : qint64(sqlite3_column_int64(st, c));
     };
-    return eachRow(conn, QStringLiteral("SELECT id, display_name FROM %1 WHERE guid = ?1").arg(table("rocpd_info_kernel_symbol", s)),
-                   p.guid, error,
-                   [&](sqlite3_stmt *st) {
-                       const auto *text = reinterpret_cast<const char *>(sqlite3_column_text(st, 1));
-                       const size_t bytes = text ? size_t(sqlite3_column_bytes(st, 1)) : 0;
-                       Symbol sym;
-                       sym.name = std::string(pythonStrip(std::string_view(text ? text : "", bytes)));
-                       p.symbols.emplace(sqlite3_column_int64(st, 0), std::move(sym));
-                   }) &&
-           eachRow(conn, QStringLiteral("SELECT id, logical_index FROM %1 WHERE guid = ?1").arg(table("rocpd_info_agent", s)),
+    // The symbols' ids first, then each display name on its own (the id is the table's primary
+    // key): a name over the value limit loses that symbol only, not the process.
+    std::vector<qint64> symbolIds;
+    if (!eachRow(source, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_info_kernel_symbol", s)),
+                 p.guid, error, [&](sqlite3_stmt *st) { symbolIds.push_back(sqlite3_column_int64(st, 0)); }))
+        return false;
+    dbread::StringLookup names(
+        conn.handle(),
+        QStringLiteral("SELECT display_name FROM %1 WHERE id = ?1 AND guid = ?2").arg(table("rocpd_info_kernel_symbol", s)).toUtf8(),
+        p.guid, &pythonStrip);
+    names.describeWith(*source.guard);
+    for (const qint64 id : symbolIds) {
+        const std::optional<std::string> &name = names.get(id);
+        Symbol sym;
+        if (name)
+            sym.name = *name; // stripped as the reference strips a CSV cell, cut if it is longer than a name can be
+        p.symbols.emplace(id, std::move(sym));
+    }
+    if (!names.error().isEmpty()) {
+        error = names.error();
+        return false;
+    }
+    notes.tooLongNames += names.tooLong();
+    notes.cuts.add(names.cuts());
+    return eachRow(source, QStringLiteral("SELECT id, logical_index FROM %1 WHERE guid = ?1").arg(table("rocpd_info_agent", s)),
                    p.guid, error, [&](sqlite3_stmt *st) { p.agentLogicalIndex.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
-           eachRow(conn,
+           eachRow(source,
                    QStringLiteral("SELECT Q.id, P.pid FROM %1 Q INNER JOIN %2 P ON P.id = Q.pid AND P.guid = Q.guid "
                                   "WHERE Q.guid = ?1")
                        .arg(table("rocpd_info_queue", s), table("rocpd_info_process", s)),
                    p.guid, error, [&](sqlite3_stmt *st) { p.queuePid.emplace(sqlite3_column_int64(st, 0), int64(st, 1)); }) &&
-           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_info_thread", s)), p.guid,
+           eachRow(source, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_info_thread", s)), p.guid,
                    error, [&](sqlite3_stmt *st) { p.threads.insert(sqlite3_column_int64(st, 0)); }) &&
-           eachRow(conn, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_string", s)), p.guid, error,
+           eachRow(source, QStringLiteral("SELECT id FROM %1 WHERE guid = ?1").arg(table("rocpd_string", s)), p.guid, error,
                    [&](sqlite3_stmt *st) { p.strings.insert(sqlite3_column_int64(st, 0)); });
 }
 
@@ -258,17 +289,16 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
         return row.refuse(severity, message, dialect);
     };
 
-    const rocpd::FileCheck check = rocpd::checkFile(path);
-    if (!check.ok)
-        return refuse(Severity::Warning, check.problem + QStringLiteral("; no kernels read from it"),
-                      QStringLiteral("not a readable SQLite file"));
-    rocpd::Connection conn;
+    dbread::UntrustedConnection source;
+    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, source))
+        return refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
+    rocpd::Connection &conn = source.conn;
     rocpd::Layout layout;
-    if (!conn.open(path) || !rocpd::readLayout(conn, layout))
+    if (!rocpd::readLayout(conn, layout))
         return refuse(Severity::Error,
                       QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no kernels "
                                      "read from it")
-                          .arg(conn.error()),
+                          .arg(source.error()),
                       QStringLiteral("unreadable SQLite file"));
     if (layout.processes.empty())
         return refuse(Severity::Warning, QStringLiteral("is %1; no kernels read from it").arg(layout.foreign),
@@ -278,9 +308,11 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     std::vector<ProcessTables> processes;
     QStringList unsupported;
     bool sysWriter = false;
-    for (const rocpd::Process &p : layout.processes) {
+    LoadNotes notes;
+    const size_t cutMark = sink.names.cutMark();
+    for (rocpd::Process p : layout.processes) {
+        const QString why = unsupportedReason(source, p);
         sysWriter = sysWriter || p.guid == QLatin1String("{{guid}}");
-        const QString why = unsupportedReason(conn, layout, p);
         if (!why.isEmpty()) {
             unsupported << QStringLiteral("process %1: %2").arg(p.guid.isEmpty() ? p.suffix : p.guid, why);
             continue;
@@ -288,10 +320,10 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
         ProcessTables t;
         t.suffix = p.suffix;
         QString error;
-        if (!loadProcess(conn, t, error))
+        if (!loadProcess(source, t, error, notes))
             return refuse(Severity::Error,
                           QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it")
-                              .arg(error.isEmpty() ? conn.error() : error),
+                              .arg(error.isEmpty() ? source.error() : error),
                           QStringLiteral("unreadable rocpd database"));
         processes.push_back(std::move(t));
     }
@@ -302,14 +334,19 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     if (!unsupported.isEmpty())
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("%1 process(es) not read: %2").arg(unsupported.size()).arg(unsupported.join(QStringLiteral("; ")))});
-    if (!check.sideFiles.isEmpty())
-        diags.push_back({Severity::Warning, rel, 0, check.sideFiles});
+    if (!layout.oddSuffixes.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 more process table(s) have suffixes no rocpd writer makes; never queried, "
+                                        "not read")
+                             .arg(layout.oddSuffixes.size())});
+    if (!source.sideFiles.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, source.sideFiles});
 
     info.dialect = QStringLiteral("rocpd schema 3, %1 (%2 process%3%4)")
                        .arg(sysWriter ? QStringLiteral("rocprofiler-systems writer") : QStringLiteral("rocprofv3"))
                        .arg(processes.size())
                        .arg(processes.size() == 1 ? QString() : QStringLiteral("es"))
-                       .arg(check.wal ? QStringLiteral(", WAL journal") : QString());
+                       .arg(source.wal ? QStringLiteral(", WAL journal") : QString());
     const QString symbolColumn = QStringLiteral("rocpd_info_kernel_symbol.display_name");
     info.workbenchColumns = {
         {QStringLiteral("kernel_name"), symbolColumn, QStringLiteral("rocpd: the kernels view's name"), QString()},
@@ -341,7 +378,7 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     if (sqlite3_prepare_v2(conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK)
         return refuse(Severity::Error,
                       QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
-                          .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle()))),
+                          .arg(source.error()),
                       QStringLiteral("unreadable rocpd database"));
     for (size_t i = 0; i < processes.size(); ++i)
         sqlite3_bind_text(stmt, int(i) + 1, processes[i].guid.constData(), int(processes[i].guid.size()), SQLITE_STATIC);
@@ -441,7 +478,7 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
                          QStringLiteral("read error after %1 dispatch rows: %2 (damaged or half-copied file?); the "
                                         "rest is not read")
                              .arg(rows)
-                             .arg(QString::fromUtf8(sqlite3_errmsg(conn.handle())))});
+                             .arg(source.error())});
     sqlite3_finalize(stmt);
     if (cancelled)
         return ReadOutcome::Cancelled;
@@ -478,6 +515,15 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     if (timeline.streamOverflow())
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
+    if (notes.tooLongNames > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 kernel display name(s) are longer than %2, the most one string may hold "
+                                        "here: not read, their dispatches were skipped as unnamed")
+                             .arg(notes.tooLongNames)
+                             .arg(dbread::describeBytes(source.guard->limits().maxValueBytes))});
+    notes.cuts.add(sink.names.cutsSince(cutMark));
+    if (const QString cut = notes.cuts.message(); !cut.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, cut});
     info.rowsRead = rows;
     info.rowsSkipped = skipped;
     trace.files.push_back(info);

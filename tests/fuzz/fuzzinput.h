@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the libFuzzer targets. Every target parses its input where libFuzzer holds it (the
-// parsers' byte-span entry points); no temp file.
+// parsers' byte-span entry points), except fuzz_database: SQLite opens files by name, so its
+// input goes through one private temporary file.
 
 #include <QtGlobal>
 

@@ -1,5 +1,6 @@
 #include "namepool.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace goblin::kernels
@@ -54,6 +55,55 @@ std::uint64_t hashBytes(std::string_view s)
     return mix64(a ^ k2 ^ seed, b ^ k1 ^ std::uint64_t(s.size()));
 }
 
+std::string cutName(std::string_view name)
+{
+    if (name.size() <= kMaxNameBytes)
+        return std::string(name);
+    char note[96];
+    const int noteBytes = std::snprintf(note, sizeof note, "\xe2\x80\xa6 [cut: %llu bytes in all, #%016llx]",
+                                        static_cast<unsigned long long>(name.size()),
+                                        static_cast<unsigned long long>(hashBytes(name)));
+    size_t keep = kMaxNameBytes - size_t(noteBytes);
+    // Not inside a UTF-8 sequence: back up over continuation bytes to the start of a character.
+    while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80)
+        --keep;
+    std::string out;
+    out.reserve(keep + size_t(noteBytes));
+    out.append(name.substr(0, keep));
+    out.append(note, size_t(noteBytes));
+    return out;
+}
+
+QString NameCuts::message() const
+{
+    if (count == 0)
+        return QString();
+    return QStringLiteral("%1 name(s) longer than %2 were cut to their first %2 for classification and display "
+                          "(the longest had %3 bytes); no profiler writes such a name, the file is damaged or "
+                          "crafted")
+        .arg(count)
+        .arg(QStringLiteral("%1 KiB").arg(kMaxNameBytes / 1024))
+        .arg(longestBytes);
+}
+
+std::uint32_t NamePool::internLong(std::string_view name)
+{
+    const std::string cut = cutName(name);
+    const size_t before = m_views.size();
+    const std::uint32_t id = internKept(cut);
+    if (m_views.size() > before)
+        m_cutBytes.push_back(name.size());
+    return id;
+}
+
+NameCuts NamePool::cutsSince(size_t mark) const
+{
+    NameCuts out;
+    for (size_t i = mark; i < m_cutBytes.size(); ++i)
+        out.add(m_cutBytes[i]);
+    return out;
+}
+
 std::uint32_t NamePool::add(std::string_view name, std::uint64_t hash, size_t slot)
 {
     m_storage.emplace_back(name);
@@ -73,6 +123,7 @@ std::vector<std::string> NamePool::take()
         out.push_back(std::move(s));
     m_storage.clear();
     m_views.clear();
+    m_cutBytes.clear();
     m_slots.assign(1024, Slot());
     return out;
 }

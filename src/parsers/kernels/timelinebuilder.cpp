@@ -1,5 +1,7 @@
 #include "timelinebuilder.h"
 
+#include "namepool.h"
+
 #include <limits>
 
 namespace goblin::kernels
@@ -61,7 +63,11 @@ std::uint32_t TimelineBuilder::newName(std::uint32_t globalId, std::string_view 
 {
     if (globalId >= m_localOf.size())
         m_localOf.resize(size_t(globalId) + 1, kNone);
-    m_file.names.emplace_back(name);
+    // The run-wide name of the same id is cut at kMaxNameBytes (NamePool); the timeline's is too.
+    if (name.size() > kMaxNameBytes)
+        m_file.names.push_back(cutName(name));
+    else
+        m_file.names.emplace_back(name);
     m_localOf[globalId] = std::uint32_t(m_file.names.size() - 1);
     return m_localOf[globalId];
 }

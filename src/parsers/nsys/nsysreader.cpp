@@ -106,18 +106,23 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
     const dbread::SchemaObjects &schema = source.schema;
     const QString &sideFiles = source.sideFiles;
     QString error;
-    // Every table read must be a plain table: a view of the same name is never queried.
+    // Every table read must be a plain table without generated columns: a view, a virtual table
+    // or a computed column of the same name is never queried.
     std::vector<const char *> present{kStrings};
     for (const char *t : {kKernel, kMemcpy, kMemset, kRuntime, kNvtx, kGpus})
         if (schema.count(t))
             present.push_back(t);
-    const QStringList notTables = dbread::notTables(schema, present);
-    if (!notTables.isEmpty())
+    const QStringList unsafe = dbread::unsafeTables(
+        source, present,
+        {"EXPORT_META_DATA", "META_DATA_EXPORT", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "CUDA_GRAPH_TRACE"});
+    if (!unsafe.isEmpty())
         return refuse(Severity::Warning,
-                      QStringLiteral("has Nsight Systems' table names but %1; not read (a view in place of a table is "
-                                     "never queried)")
-                          .arg(notTables.join(QStringLiteral(", "))),
+                      QStringLiteral("has Nsight Systems' table names but %1; not read (a view, a virtual table or a "
+                                     "generated column in place of a table is never queried)")
+                          .arg(unsafe.join(QStringLiteral(", "))),
                       QStringLiteral("Nsight Systems look-alike"));
+    const size_t cutMark = sink.names.cutMark();
+    kernels::NameCuts textCuts; // NVTX texts read from their own column
     auto has = [&](const char *t) { return schema.count(t) > 0; };
 
     // ---- Which columns this export has.
@@ -151,18 +156,18 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
         if (it == schema.end() || it->second != "table")
             continue;
         QStringList v, s;
-        conn.texts(QStringLiteral("SELECT value FROM %1 WHERE name = 'EXPORT_PRODUCT_VERSION'")
+        conn.texts(QStringLiteral("SELECT value FROM %1 WHERE name = 'EXPORT_PRODUCT_VERSION' LIMIT 1")
                        .arg(QLatin1String(meta))
                        .toUtf8()
                        .constData(),
                    v);
-        conn.texts(QStringLiteral("SELECT value FROM %1 WHERE name = 'EXPORT_SCHEMA_VERSION'")
+        conn.texts(QStringLiteral("SELECT value FROM %1 WHERE name = 'EXPORT_SCHEMA_VERSION' LIMIT 1")
                        .arg(QLatin1String(meta))
                        .toUtf8()
                        .constData(),
                    s);
-        version = v.value(0);
-        schemaVersion = s.value(0);
+        version = v.value(0).left(64);
+        schemaVersion = s.value(0).left(64);
     }
 
     qint64 totalRows = 0;
@@ -175,7 +180,7 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
         if (!conn.integer(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(t)), n))
             return refuse(Severity::Error,
                           QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it")
-                              .arg(conn.error()),
+                              .arg(source.error()),
                           QStringLiteral("unreadable Nsight Systems export"));
         counts[t] = n;
         totalRows += n;
@@ -193,6 +198,7 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
 
     // ---- Kernels.
     dbread::StringLookup strings(db, QLatin1String(kStrings), QStringLiteral("value"));
+    strings.describeWith(guard);
     struct NameInfo {
         bool named = false;
         std::uint32_t globalId = 0;
@@ -359,8 +365,14 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
                 }
                 MarkerRange m;
                 if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-                    m.name = QString::fromStdString(dbread::trimmed(
-                        reinterpret_cast<const char *>(sqlite3_column_text(st, 3)), sqlite3_column_bytes(st, 3)));
+                    const std::string_view text = dbread::trimmedView(
+                        reinterpret_cast<const char *>(sqlite3_column_text(st, 3)), sqlite3_column_bytes(st, 3));
+                    if (text.size() > kernels::kMaxNameBytes) {
+                        textCuts.add(text.size());
+                        m.name = QString::fromStdString(kernels::cutName(text));
+                    } else {
+                        m.name = QString::fromUtf8(text.data(), qsizetype(text.size()));
+                    }
                 } else if (isInteger(st, 4)) {
                     const std::optional<std::string> &text = strings.get(sqlite3_column_int64(st, 4));
                     if (text)
@@ -383,6 +395,17 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
         return ReadOutcome::Cancelled;
     if (!strings.error().isEmpty())
         readErrors << QStringLiteral("%1: %2").arg(QLatin1String(kStrings), strings.error());
+    if (strings.tooLong() > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 string(s) of %2 are longer than %3, the most one string may hold here: not "
+                                        "read, rows naming them were skipped")
+                             .arg(strings.tooLong())
+                             .arg(QLatin1String(kStrings))
+                             .arg(dbread::describeBytes(guard.limits().maxValueBytes))});
+    textCuts.add(strings.cuts());
+    textCuts.add(sink.names.cutsSince(cutMark));
+    if (const QString cut = textCuts.message(); !cut.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, cut});
     if (runtimeCalls + ranges + marks > 0) {
         host.files << rel;
         if (runtimeCalls > 0)
@@ -399,8 +422,10 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
                                    .toUtf8();
         dbread::eachRow(db, guard, sql, error, [&](sqlite3_stmt *st) {
             const auto *name = reinterpret_cast<const char *>(sqlite3_column_text(st, 1));
-            QString text =
-                QStringLiteral("GPU %1: %2").arg(sqlite3_column_int64(st, 0)).arg(QString::fromUtf8(name ? name : "?"));
+            const int nameBytes = std::min(sqlite3_column_bytes(st, 1), 256); // a GPU's name is short
+            QString text = QStringLiteral("GPU %1: %2")
+                               .arg(sqlite3_column_int64(st, 0))
+                               .arg(name ? QString::fromUtf8(name, nameBytes) : QStringLiteral("?"));
             if (isInteger(st, 2))
                 text += QStringLiteral(" (%1)").arg(dbread::describeBytes(sqlite3_column_int64(st, 2)));
             gpus << text;

@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QSet>
 #include <QUrl>
 #include <sqlite3.h>
 
@@ -133,45 +134,56 @@ QString table(const char *base, const QString &suffix)
     return QLatin1Char('"') + name + QLatin1Char('"');
 }
 
+bool validSuffix(const QString &suffix)
+{
+    if (suffix.size() < 2 || suffix.size() > 101 || suffix.front() != QLatin1Char('_'))
+        return false;
+    for (const QChar c : suffix)
+        if (!(c == QLatin1Char('_') || (c >= QLatin1Char('0') && c <= QLatin1Char('9')) ||
+              (c >= QLatin1Char('a') && c <= QLatin1Char('z')) || (c >= QLatin1Char('A') && c <= QLatin1Char('Z'))))
+            return false;
+    return true;
+}
+
 bool readLayout(Connection &conn, Layout &out)
 {
     if (!conn.texts("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", out.tables))
         return false;
     const QString metaPrefix = QStringLiteral("rocpd_metadata_");
+    const QSet<QString> tables(out.tables.begin(), out.tables.end()); // a crafted file may hold many
     for (const QString &t : out.tables) {
         if (!t.startsWith(metaPrefix))
             continue;
         const QString suffix = t.mid(int(std::strlen("rocpd_metadata")));
-        if (!out.tables.contains(QStringLiteral("rocpd_info_node") + suffix))
+        if (!tables.contains(QStringLiteral("rocpd_info_node") + suffix))
             continue;
+        if (!validSuffix(suffix)) {
+            out.oddSuffixes << t.left(120);
+            continue;
+        }
         Process p;
         p.suffix = suffix;
-        QStringList version, guid;
-        const QByteArray q = QStringLiteral("SELECT value FROM %1 WHERE tag = '%2'")
-                                 .arg(table("rocpd_metadata", suffix), QStringLiteral("schema_version"))
-                                 .toUtf8();
-        if (!conn.texts(q.constData(), version))
-            return false;
-        const QByteArray g = QStringLiteral("SELECT value FROM %1 WHERE tag = 'guid'")
-                                 .arg(table("rocpd_metadata", suffix))
-                                 .toUtf8();
-        conn.texts(g.constData(), guid);
-        p.schemaVersion = version.value(0);
-        p.guid = guid.value(0);
         out.processes.push_back(p);
     }
     if (!out.processes.empty())
         return true;
-    if (out.tables.isEmpty())
+    if (!out.oddSuffixes.isEmpty())
+        out.foreign = QStringLiteral("an SQLite database with rocpd table names whose suffixes no rocpd writer "
+                                     "makes (%1); such names are never put into a query")
+                          .arg(out.oddSuffixes.size());
+    else if (out.tables.isEmpty())
         out.foreign = QStringLiteral("an SQLite database with no tables");
     else if (out.tables.contains(QStringLiteral("rocpd_op")) && out.tables.contains(QStringLiteral("rocpd_api")))
         out.foreign = QStringLiteral("an older rocmProfileData (RPD, rocpd_op/rocpd_api tables) database, not "
                                      "rocprofv3's rocpd format; convert the run with rocprofv3 or use rpd2tracing");
-    else
+    else {
+        QStringList some; // a file's table names may be of any length: a few, shortened
+        for (const QString &t : out.tables.mid(0, 6))
+            some << (t.size() > 64 ? t.left(64) + QStringLiteral("...") : t);
         out.foreign = QStringLiteral("an SQLite database without rocpd tables (rocpd_metadata_<guid>, "
                                      "rocpd_info_node_<guid>); its tables: %1%2")
-                          .arg(out.tables.mid(0, 6).join(QStringLiteral(", ")),
-                               out.tables.size() > 6 ? QStringLiteral(", ...") : QString());
+                          .arg(some.join(QStringLiteral(", ")), out.tables.size() > 6 ? QStringLiteral(", ...") : QString());
+    }
     return true;
 }
 

@@ -49,7 +49,8 @@ struct FileCheck {
 };
 FileCheck checkFile(const QString &path);
 
-/// One process of a rocpd database: its table suffix ("_0000a3a6_b896_…") and metadata.
+/// One process of a rocpd database: its table suffix ("_0000a3a6_b896_…") and metadata (read by
+/// the reader once the metadata table is known to be a plain table).
 struct Process {
     QString suffix;
     QString schemaVersion;
@@ -58,14 +59,21 @@ struct Process {
 
 /// The rocpd layout of an open database: one Process per `rocpd_metadata_<suffix>` table that
 /// has its `rocpd_info_node_<suffix>` companion. Empty `processes` with `foreign` set: an SQLite
-/// file of another kind (described in `foreign`).
+/// file of another kind (described in `foreign`). Read from sqlite_master alone.
 struct Layout {
     std::vector<Process> processes;
     QString foreign;
     QStringList tables;
+    /// Metadata tables whose suffix is not one a rocpd writer makes (validSuffix()): never queried.
+    QStringList oddSuffixes;
 };
 /// False (with conn.error()) when SQLite cannot read the schema (malformed, encrypted, …).
 bool readLayout(Connection &conn, Layout &out);
+
+/// A table suffix as rocprofv3 ("_" + a GUID with "-" made "_") and rocprofiler-systems ("_" + 32
+/// hex digits, perhaps a pid) write it: "_" and then at most 100 ASCII letters, digits and "_".
+/// Only such a suffix is ever put into SQL (a crafted name could otherwise inject it).
+bool validSuffix(const QString &suffix);
 
 /// `<table><suffix>` quoted as an SQL identifier.
 QString table(const char *base, const QString &suffix);

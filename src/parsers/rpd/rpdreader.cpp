@@ -80,13 +80,15 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
     const dbread::SchemaObjects &schema = source.schema;
     const QString &sideFiles = source.sideFiles;
     QString error;
-    const QStringList notTables = dbread::notTables(schema, {"rocpd_op", "rocpd_api", "rocpd_string"});
-    if (!notTables.isEmpty())
+    const QStringList unsafe = dbread::unsafeTables(source, {"rocpd_op", "rocpd_api", "rocpd_string"},
+                                                    {"rocpd_metadata", "rocpd_ustring", "rocpd_monitor"});
+    if (!unsafe.isEmpty())
         return refuse(Severity::Warning,
-                      QStringLiteral("has rocmProfileData's table names but %1; not read (a view in place of a table "
-                                     "is never queried)")
-                          .arg(notTables.join(QStringLiteral(", "))),
+                      QStringLiteral("has rocmProfileData's table names but %1; not read (a view, a virtual table or a "
+                                     "generated column in place of a table is never queried)")
+                          .arg(unsafe.join(QStringLiteral(", "))),
                       QStringLiteral("rocmProfileData look-alike"));
+    const size_t cutMark = sink.names.cutMark();
     auto isTable = [&](const char *name) {
         const auto it = schema.find(name);
         return it != schema.end() && it->second == "table";
@@ -95,8 +97,8 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
     QString version;
     if (isTable("rocpd_metadata")) {
         QStringList v;
-        conn.texts("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'", v);
-        version = v.value(0).trimmed();
+        conn.texts("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version' LIMIT 1", v);
+        version = v.value(0).trimmed().left(64);
     }
     // Schema 3 moved the api rows' args (a marker's text) to rocpd_ustring.
     const bool ustring = isTable("rocpd_ustring") && version.toInt() >= 3;
@@ -107,7 +109,7 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
         !conn.integer(QStringLiteral("SELECT count(*) FROM rocpd_api"), apiCount))
         return refuse(
             Severity::Error,
-            QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it").arg(conn.error()),
+            QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it").arg(source.error()),
             QStringLiteral("unreadable rocmProfileData database"));
     const qint64 totalRows = opCount + apiCount;
     qint64 rowsSeen = 0;
@@ -122,6 +124,7 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
 
     // ---- Ops: kernels, copies, memsets.
     dbread::StringLookup strings(db, QStringLiteral("rocpd_string"), QStringLiteral("string"));
+    strings.describeWith(guard);
     struct TypeInfo {
         OpClass cls = OpClass::Other;
         std::string name;
@@ -226,6 +229,7 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
 
     // ---- Host activity: markers and runtime calls.
     dbread::StringLookup args(db, argsTable, QStringLiteral("string"));
+    args.describeWith(guard);
     std::unordered_map<qint64, std::pair<ApiClass, bool>> apiNames; ///< id -> (class, a CUDA name)
     HostActivity &host = trace.host;
     qint64 apiRows = 0, runtimeCalls = 0, cudaCalls = 0, overheadRows = 0, markers = 0, badApiRows = 0;
@@ -284,6 +288,17 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
         diags.push_back({Severity::Error, rel, 0,
                          QStringLiteral("strings could not be read (%1); rows naming them were skipped")
                              .arg(strings.error().isEmpty() ? args.error() : strings.error())});
+    if (const qint64 tooLong = strings.tooLong() + args.tooLong(); tooLong > 0)
+        diags.push_back({Severity::Warning, rel, 0,
+                         QStringLiteral("%1 string(s) are longer than %2, the most one string may hold here: not read, "
+                                        "rows naming them were skipped")
+                             .arg(tooLong)
+                             .arg(dbread::describeBytes(guard.limits().maxValueBytes))});
+    kernels::NameCuts cuts = sink.names.cutsSince(cutMark);
+    cuts.add(strings.cuts());
+    cuts.add(args.cuts());
+    if (const QString cut = cuts.message(); !cut.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, cut});
     if (markers + runtimeCalls > 0) {
         host.files << rel;
         if (cudaCalls * 2 > runtimeCalls)
@@ -295,12 +310,16 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
     QStringList monitorKinds;
     if (isTable("rocpd_monitor")) {
         dbread::eachRow(
-            db, guard, "SELECT monitorType, count(*) FROM rocpd_monitor GROUP BY monitorType", error,
+            // Grouped by a short prefix: the sorter keeps a few bytes per kind, whatever the file holds.
+            db, guard, "SELECT substr(monitorType, 1, 64), count(*) FROM rocpd_monitor GROUP BY 1", error,
             [&](sqlite3_stmt *st) {
                 const auto *t = reinterpret_cast<const char *>(sqlite3_column_text(st, 0));
                 monitorRows += sqlite3_column_int64(st, 1);
-                monitorKinds
-                    << QStringLiteral("%1 %2").arg(sqlite3_column_int64(st, 1)).arg(QString::fromUtf8(t ? t : "?"));
+                if (monitorKinds.size() < 16)
+                    monitorKinds
+                        << QStringLiteral("%1 %2").arg(sqlite3_column_int64(st, 1)).arg(QString::fromUtf8(t ? t : "?"));
+                else if (monitorKinds.size() == 16)
+                    monitorKinds << QStringLiteral("...");
                 return true;
             });
     }

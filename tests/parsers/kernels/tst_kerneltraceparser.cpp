@@ -3,6 +3,7 @@
 // shared/reference/agent/profile_parser.py and calls _read_kernels on every fixture); workbench
 // expectations for clean files come from an independent integer sum in the same script, those for
 // bad inputs are written out here.
+#include "kernels/namepool.h"
 #include "kerneltraceparser.h"
 #include "testsupport.h"
 
@@ -783,7 +784,10 @@ void TestKernelTraceParser::tenMegabyteField()
     const KernelTrace t = parseKernelTraceFile(path, QStringLiteral("trace.csv"));
     QCOMPARE(t.workbench.rowsUsed, qint64(2));
     QCOMPARE(t.workbench.totalNs, qint64(1500));
-    QVERIFY(nameId(t, hugeName) >= 0);
+    // Kept as kernels::cutName() makes it: its first 16 KiB and a note (issue 36), said once.
+    const std::string cut = kernels::cutName(hugeName.toStdString());
+    QVERIFY(nameId(t, QByteArray::fromStdString(cut)) >= 0);
+    QVERIFY(findDiagnostic(t, 0, QStringLiteral("1 name(s) longer than 16 KiB were cut")));
     QVERIFY(findDiagnostic(t, 2, QStringLiteral("field 7 (Kernel_Name) is 11.0 MB long")));
     QVERIFY(t.reference.readFailed);
     QCOMPARE(t.reference.readFailure, QStringLiteral("field larger than field limit (131072)"));
