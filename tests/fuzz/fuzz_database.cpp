@@ -60,17 +60,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     workbench.reading = &trace.workbench;
     switch (dbread::recognise(file).kind) {
     case dbread::DatabaseKind::Rpd: {
-        RocpdSink sink{names, nullptr, workbench, 0};
+        KernelSink sink{names, nullptr, workbench, 0};
         readRpdDatabase(file, QStringLiteral("fuzz.rpd"), sink, trace, fuzz::keepGoing);
         break;
     }
     case dbread::DatabaseKind::Nsys: {
-        RocpdSink sink{names, nullptr, workbench, 0};
+        KernelSink sink{names, nullptr, workbench, 0};
         readNsysDatabase(file, QStringLiteral("fuzz.sqlite"), sink, trace, fuzz::keepGoing);
         break;
     }
     case dbread::DatabaseKind::Other: {
-        RocpdSink sink{names, &reference, workbench, 0};
+        KernelSink sink{names, &reference, workbench, 0};
         readRocpdDatabase(file, QStringLiteral("fuzz.db"), sink, trace, fuzz::keepGoing);
         break;
     }

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kernels::NamePool names;
     kernels::Accumulator workbench;
     workbench.reading = &trace.workbench;
-    RocpdSink sink{names, nullptr, workbench, 0};
+    KernelSink sink{names, nullptr, workbench, 0};
     readPftraceBytes(QByteArrayView(data, qsizetype(size)), QStringLiteral("fuzz.pftrace"), sink, trace,
                      fuzz::keepGoing);
     // Touch the result so nothing is optimised away and the destructors run on real data.
