@@ -99,6 +99,10 @@ if [ -f ../shared/tools/make_run.py ]; then
     stage "benchmark smoke run (10 MB folder)"
     GOBLIN_BENCH_DIR=$(mktemp -d) python3 bench/bench.py --smoke --binary build/src/app/goblin-workbench
 fi
+if [ -d ../shared/samples ]; then
+    stage "report self-check over the samples (scripts/selfcheck.py)"
+    python3 scripts/selfcheck.py --binary build/src/app/goblin-workbench --samples ../shared/samples
+fi
 
 stage "the README's run command under Xvfb: xvfb-run -a ./scripts/setup-and-run.sh"
 # The observer (window title, screenshot) is installed after the README's commands have run,

@@ -291,7 +291,7 @@ private slots:
         QTest::addColumn<QString>("run");
         QTest::addColumn<int>("dashes");  // cells expected as "—" (at least)
         QTest::newRow("kernel trace alone, no telemetry") << "real-rocm63-2021" << 3;  // data wait, host gap, headroom
-        QTest::newRow("no CPU ops in the trace") << "v1-monrocm6-nometa" << 2;           // data wait, host gap
+        QTest::newRow("no CPU ops in the trace") << "v1-monrocm6-nometa/trace.csv" << 2;           // data wait, host gap
         QTest::newRow("everything known") << "v3-metric-1gpu" << 0;
     }
     void tableUnknownIsDash()

@@ -56,30 +56,6 @@ MeasuredSlice sliceOf(const TimelineStepValues &v, const FileHost &host, const T
     return s;
 }
 
-/// The windows analyzeTimeline() uses for a file, with their names: CPU-lane ProfilerSteps, else
-/// GPU-lane annotations; sorted by start.
-std::vector<const StepWindow *> stepMarks(const GpuTimelineFile &file, bool *gpuLane)
-{
-    std::vector<const StepWindow *> cpu, gpu;
-    for (const StepWindow &w : file.steps)
-        if (w.endNs > w.startNs)
-            (w.gpuLane ? gpu : cpu).push_back(&w);
-    *gpuLane = cpu.empty();
-    std::vector<const StepWindow *> marks = cpu.empty() ? std::move(gpu) : std::move(cpu);
-    std::stable_sort(marks.begin(), marks.end(),
-                     [](const StepWindow *a, const StepWindow *b) { return a->startNs < b->startNs; });
-    return marks;
-}
-
-bool hasMarks(const GpuTimeline &timeline)
-{
-    for (const GpuTimelineFile &f : timeline.files)
-        for (const StepWindow &w : f.steps)
-            if (w.endNs > w.startNs)
-                return true;
-    return false;
-}
-
 /// A device's class sums in one step window, as the timeline's sweep measured them (kernel time
 /// inside the window; collectives as their union on the device).
 void addClassSums(StepAccumulator &a, const TimelineStepValues &v)
@@ -92,6 +68,25 @@ void addClassSums(StepAccumulator &a, const TimelineStepValues &v)
 }
 
 QString ms(double seconds) { return formatSeconds(seconds); }
+
+QString stepWindowsKindPhrase(StepPlanKind kind, bool anyGpuLane)
+{
+    switch (kind) {
+    case StepPlanKind::CpuProfilerSteps:
+        return anyGpuLane ? QStringLiteral("ProfilerStep on the CPU lane; step annotations on the GPU lane in files "
+                                           "without one")
+                          : QStringLiteral("ProfilerStep on the CPU lane");
+    case StepPlanKind::MarkerRanges:
+        return QStringLiteral("step ranges of the marker trace");
+    case StepPlanKind::GpuAnnotations:
+        return QStringLiteral("step annotations on the GPU lane; one name repeated in a trace is one step per window");
+    case StepPlanKind::OptimizerSteps:
+        return QStringLiteral("windows between consecutive Optimizer.step ends on the CPU lane");
+    default:
+        break;
+    }
+    return QStringLiteral("step marks");
+}
 
 QString utilSource(int devicesWithKernels, const BudgetInputs &runIn)
 {
@@ -150,6 +145,102 @@ void appendSteps(std::vector<StepAccumulator> &accs, const BudgetInputs &runIn, 
 
 } // namespace
 
+std::vector<const StepWindow *> stepMarks(const GpuTimelineFile &file, bool *gpuLane)
+{
+    std::vector<const StepWindow *> cpu, gpu;
+    for (const StepWindow &w : file.steps)
+        if (w.endNs > w.startNs)
+            (w.gpuLane ? gpu : cpu).push_back(&w);
+    *gpuLane = cpu.empty();
+    std::vector<const StepWindow *> marks = cpu.empty() ? std::move(gpu) : std::move(cpu);
+    std::stable_sort(marks.begin(), marks.end(),
+                     [](const StepWindow *a, const StepWindow *b) { return a->startNs < b->startNs; });
+    return marks;
+}
+
+std::vector<QString> stepNames(const std::vector<const StepWindow *> &marks)
+{
+    QHash<QString, int> count;
+    for (const StepWindow *w : marks)
+        ++count[w->name];
+    QHash<QString, int> seen;
+    std::vector<QString> names;
+    names.reserve(marks.size());
+    for (std::size_t k = 0; k < marks.size(); ++k) {
+        const QString &name = marks[k]->name;
+        if (name.isEmpty())
+            names.push_back(QStringLiteral("step %1").arg(k));
+        else if (count.value(name) > 1)
+            names.push_back(QStringLiteral("%1 (%2)").arg(name).arg(++seen[name]));
+        else
+            names.push_back(name);
+    }
+    return names;
+}
+
+bool timelineHasMarks(const GpuTimeline &timeline)
+{
+    for (const GpuTimelineFile &f : timeline.files)
+        for (const StepWindow &w : f.steps)
+            if (w.endNs > w.startNs)
+                return true;
+    return false;
+}
+
+double MarkedSteps::meanStepS() const
+{
+    std::size_t n = durationsS.size();
+    if (n == 0)
+        return 0.0;
+    if (lastStepIsPartial(durationsS))
+        --n;
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i)
+        sum += durationsS[i];
+    return sum / double(n);
+}
+
+MarkedSteps markedSteps(const GpuTimeline &timeline)
+{
+    struct Step {
+        QString name;
+        std::size_t firstFile = 0;
+        qint64 firstStartNs = 0;
+        double sumNs = 0.0;
+        int files = 0;
+    };
+    std::vector<Step> steps;
+    QHash<QString, int> byName;
+    MarkedSteps out;
+    for (std::size_t fi = 0; fi < timeline.files.size(); ++fi) {
+        bool gpuLane = false;
+        const std::vector<const StepWindow *> marks = stepMarks(timeline.files[fi], &gpuLane);
+        if (marks.empty())
+            continue;
+        ++out.filesUsed;
+        out.anyGpuLane = out.anyGpuLane || gpuLane;
+        const std::vector<QString> names = stepNames(marks);
+        for (std::size_t k = 0; k < marks.size(); ++k) {
+            auto it = byName.constFind(names[k]);
+            if (it == byName.constEnd()) {
+                it = byName.insert(names[k], int(steps.size()));
+                steps.push_back({names[k], fi, marks[k]->startNs, 0.0, 0});
+            }
+            Step &s = steps[std::size_t(*it)];
+            s.sumNs += double(marks[k]->endNs - marks[k]->startNs);
+            ++s.files;
+        }
+    }
+    std::stable_sort(steps.begin(), steps.end(), [](const Step &a, const Step &b) {
+        return a.firstFile != b.firstFile ? a.firstFile < b.firstFile : a.firstStartNs < b.firstStartNs;
+    });
+    for (const Step &s : steps) {
+        out.names.push_back(s.name);
+        out.durationsS.push_back(s.sumNs / s.files / 1e9);
+    }
+    return out;
+}
+
 StepSeries analyzeSteps(const RunAnalysis &run)
 {
     StepSeries out;
@@ -167,18 +258,14 @@ StepSeries analyzeSteps(const RunAnalysis &run)
         {&run.torch.timeline, &run.torchTimeline, int(run.kernelTimeline.devices.size())},
         {&run.kernels.timeline, &run.kernelTimeline, 0},
     };
-    const Candidate *chosen = nullptr;
-    for (const Candidate &c : candidates)
-        if (!chosen && hasMarks(*c.timeline))
-            chosen = &c;
+    // The step plan (runfacts.h) chose the timeline whose marks are the steps.
+    const StepPlanFacts &plan = run.facts.stepPlan;
+    const Candidate *chosen = !plan.hasWindows() ? nullptr : plan.fromTorchTimeline ? &candidates[0] : &candidates[1];
     if (!chosen) {
-        out.source = run.workbench.stepCutSpanS > 0.0
-                         ? QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane "
-                                          "or step annotations on the GPU lane), so the budget takes the kernel span "
-                                          "as one step; --steps N (the Steps field) cuts it into N steps")
-                         : QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane "
-                                          "or step annotations on the GPU lane); the run's step time: %1")
-                               .arg(run.workbench.stepTimeSource);
+        out.source = QStringLiteral("no per-step budget: no trace has step marks (ProfilerStep#N on the CPU lane, "
+                                    "a marker trace's step ranges, step annotations on the GPU lane, Optimizer.step "
+                                    "annotations); the run's step: %1")
+                         .arg(plan.source);
         return out;
     }
 
@@ -200,9 +287,10 @@ StepSeries analyzeSteps(const RunAnalysis &run)
             firstFile = file.file;
 
         std::vector<int> accOf(marks.size());
+        const std::vector<QString> names = stepNames(marks);
         for (std::size_t k = 0; k < marks.size(); ++k) {
             // Ranks share step names (ProfilerStep#N): one step of the run per name.
-            const QString name = marks[k]->name.isEmpty() ? QStringLiteral("step %1").arg(k) : marks[k]->name;
+            const QString &name = names[k];
             auto it = byName.constFind(name);
             if (it == byName.constEnd()) {
                 StepAccumulator a;
@@ -278,8 +366,7 @@ StepSeries analyzeSteps(const RunAnalysis &run)
                                 "kernel sums: %7")
                      .arg(firstFile)
                      .arg(out.steps.size())
-                     .arg(anyGpuLane ? QStringLiteral("step annotations on the GPU lane")
-                                     : QStringLiteral("ProfilerStep on the CPU lane"))
+                     .arg(stepWindowsKindPhrase(plan.kind, anyGpuLane))
                      .arg(filesUsed)
                      .arg(utilSource(devicesWithKernels, runIn), hostSource(anyHost, runIn))
                      .arg(devicesWithKernels > 0 ? QStringLiteral("kernel time inside the step, per device")

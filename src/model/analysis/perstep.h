@@ -12,6 +12,34 @@
 namespace goblin {
 
 struct RunAnalysis;
+struct GpuTimeline;
+struct GpuTimelineFile;
+struct StepWindow;
+
+/// The step marks of one file, as the step plan takes them: its CPU-lane windows (ProfilerStep#N,
+/// a marker trace's step ranges, the Optimizer.step cut), else its GPU-lane annotations; by start.
+/// `gpuLane` says which.
+std::vector<const StepWindow *> stepMarks(const GpuTimelineFile &file, bool *gpuLane);
+
+/// The step names of a file's marks: the trace's own, numbered "name (k)" when a name repeats in
+/// the file: windows of one name in one trace are separate steps; a name matches steps only
+/// across files (ranks).
+std::vector<QString> stepNames(const std::vector<const StepWindow *> &marks);
+
+/// The steps of a timeline's marks, as analyzeSteps() lists them: one per name across the files,
+/// its duration the mean of its windows; in the order of the first file that has each, by start.
+struct MarkedSteps {
+    std::vector<QString> names;
+    std::vector<double> durationsS;
+    int filesUsed = 0;
+    bool anyGpuLane = false;
+    /// The mean of the durations, a partial last step (lastStepIsPartial) left out; 0 without steps.
+    double meanStepS() const;
+};
+MarkedSteps markedSteps(const GpuTimeline &timeline);
+
+/// Has any file of the timeline a step mark?
+bool timelineHasMarks(const GpuTimeline &timeline);
 
 /// Aggregates each step's inputs from the run's GPU timelines (one pass over the events of the
 /// step-marked trace). Called once by analyzeRun() after both profiles are analysed.

@@ -157,17 +157,14 @@ void analyzeWorkbench(RunAnalysis &run)
     a.topKernels = topKernels(run.kernels, kr, 5);
     a.attentionKernelLoaded = attentionOf(kr, a.classes);
 
-    a.stepTimeS = tr.stepTimeSeconds.value_or(0.0);
-    a.stepTimeSource = tr.stepTimeSeconds ? tr.stepTimeSource : QStringLiteral("not found");
     a.hostBusyFraction = tr.hostBusyFraction.value_or(0.0);
     a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
     a.stepsFound = tr.profilerSteps;
     a.gpuAgents = std::max(1, kr.agentCount);
-    const TimelineStepTime timelineStep = timelineStepTime(run, tr);
-    if (timelineStep.stepTimeS) {
-        a.stepTimeS = *timelineStep.stepTimeS;
-        a.stepTimeSource = timelineStep.source;
-    }
+    // The one step time: the step plan's (runfacts.h), whatever the trace's own reading said.
+    const StepPlanFacts &plan = run.facts.stepPlan;
+    a.stepTimeS = plan.stepTimeS;
+    a.stepTimeSource = plan.kind == StepPlanKind::None ? QStringLiteral("not found") : plan.source;
 
     // Trace-wide sums become per step and per GPU: divide by the agents and by the steps the
     // kernel trace covers (its span over the step time). rocprofv3 usually records many more
@@ -178,15 +175,8 @@ void analyzeWorkbench(RunAnalysis &run)
                                                           : run.kernels.files.front().relativePath;
     if (kr.hasTimestamps && kr.lastEndNs > kr.firstStartNs)
         a.traceSpanS = double(kr.lastEndNs - kr.firstStartNs) / 1e9;
-    if (timelineStep.canCutSpan && a.traceSpanS > 0.0) {
-        a.stepCutSpanS = a.traceSpanS;  // --steps N: the step time is this span / N (computeMetrics)
-        if (!tr.stepTimeSeconds) {
-            // No step time anywhere (a kernel trace alone): the span is the one step, as the
-            // budget's step plan takes it (derived.cpp), not an unknown step that reads as 0.
-            a.stepTimeS = a.traceSpanS;
-            a.stepTimeSource = QStringLiteral("the kernel span as one step (no step marks; --steps N cuts it into N)");
-        }
-    }
+    if (plan.cuttable)
+        a.stepCutSpanS = plan.kernelSpanS;  // --steps N: the step time is this span / N (computeMetrics)
     if (a.traceSpanS > 0.0 && a.stepTimeS > 0.0) {
         a.traceStepsCovered = a.traceSpanS / a.stepTimeS;
     } else if (kr.rowsUsed > 0) {

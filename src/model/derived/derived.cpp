@@ -11,11 +11,6 @@ namespace goblin {
 
 namespace {
 
-bool severalChromeTraceRanks(const RunAnalysis &run)
-{
-    return run.workbench.ranks && run.workbench.ranks->budgetIsMean;
-}
-
 /// The measured budget of one rank: the mean over its steps (partial ones left out) of the mean
 /// over its devices in that step; with the rank's compute time per step (the straggler's measure).
 struct RankMeasure {
@@ -93,9 +88,9 @@ StepPlan planSteps(const RunAnalysis &run, HeuristicsProfile profile, const Thre
         plan.source = run.steps.source;
         return plan;
     }
-    // Without marks the timeline covers the steps only when nothing else set the step time: a
-    // metadata step time over an unmarked span stays with the seed's formulas.
-    if (!kernelSourceTimeline(run) || !(run.workbench.stepCutSpanS > 0.0 || severalChromeTraceRanks(run)))
+    // Without marks the timeline covers the steps only when the step plan takes the kernel span:
+    // a metadata step time over an unmarked span stays with the seed's formulas.
+    if (!kernelSourceTimeline(run) || !run.facts.stepPlan.cuttable)
         return plan;
     const bool given = thresholds.steps && *thresholds.steps > 0;
     plan.kind = given ? StepPlan::Kind::Cut : StepPlan::Kind::WholeSpan;

@@ -36,12 +36,19 @@ QString measuredScope(const Derived &d, const RunAnalysis &run)
     return QStringLiteral("mean of %1 step(s) × %2 device(s)").arg(steps).arg(devices);
 }
 
-QString stepWindowsPhrase(const Derived &d)
+QString stepWindowsPhrase(const Derived &d, const RunAnalysis &run)
 {
     const StepSeries &series = *d.plan.series;
     int counted = 0, partial = 0;
     for (const StepInputs &s : series.steps)
         (s.partial ? partial : counted) += 1;
+    const RankSet *ranks = run.workbench.ranks.get();
+    if (ranks && ranks->budgetIsMean && series.fromTorchTimeline)
+        return QStringLiteral("mean of the %1 ranks' step times (the budget is the mean of theirs), each: %2")
+            .arg(ranks->ranks.size())
+            .arg(d.plan.kind == StepPlan::Kind::Marked ? QStringLiteral("the mean of its measured step windows")
+                 : d.plan.kind == StepPlan::Kind::Cut  ? QStringLiteral("its kernel span / %1").arg(d.plan.cutSteps)
+                                                       : QStringLiteral("its kernel span as one step"));
     switch (d.plan.kind) {
     case StepPlan::Kind::Marked:
         return QStringLiteral("mean of %1 measured step window(s)%2")
@@ -57,12 +64,10 @@ QString stepWindowsPhrase(const Derived &d)
     return QString();
 }
 
-/// The seed path's state of a source text the readings wrote.
-ValueState stateOfStepSource(const QString &source)
+/// The seed path's state of the step time: the step plan's, unless --steps N cut the span.
+ValueState stateOfPlan(const RunAnalysis &run, const QString &source)
 {
-    if (source.contains(QLatin1String("written by the training script")) || source.startsWith(QLatin1String("mean of")))
-        return ValueState::Measured;
-    return ValueState::Estimated;
+    return source == run.workbench.stepTimeSource ? run.facts.stepPlan.state : ValueState::Estimated;
 }
 
 } // namespace
@@ -113,7 +118,7 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
         q[QuantityKey::StepTimeS] = known(terms.stepS,
                                           d.plan.kind == StepPlan::Kind::Marked ? ValueState::Measured
                                                                                 : ValueState::Estimated,
-                                          stepWindowsPhrase(d), scope);
+                                          stepWindowsPhrase(d, run), scope);
     } else {
         const QString scope = QStringLiteral("the run (%1)").arg(a.stepTimeSource);
         if (!in.gpuUtilKnown)
@@ -129,12 +134,19 @@ Quantities runQuantities(const RunAnalysis &run, const Derived &d)
         else
             q[QuantityKey::HostBusyFraction] =
                 known(a.hostBusyFraction, ValueState::Measured, a.hostBusySource, QStringLiteral("the run"));
+        // The budget's step, the one step time of the report (with several ranks the mean of theirs).
         const StepTimeChoice step = stepTimeFor(a, d.thresholds);
-        if (!(step.stepTimeS > 0.0))
+        const bool rankMean = run.workbench.ranks && run.workbench.ranks->budgetIsMean;
+        if (!(terms.stepS > 0.0))
             q[QuantityKey::StepTimeS] = unknown(QStringLiteral("no step time was found: %1").arg(step.source));
+        else if (rankMean && terms.stepS != step.stepTimeS)
+            q[QuantityKey::StepTimeS] = known(terms.stepS, ValueState::Estimated,
+                                              QStringLiteral("mean of the %1 ranks' step times (each: its own steps)")
+                                                  .arg(run.workbench.ranks->ranks.size()),
+                                              scope);
         else
-            q[QuantityKey::StepTimeS] = known(step.stepTimeS,
-                                              step.fromSteps ? ValueState::Estimated : stateOfStepSource(step.source),
+            q[QuantityKey::StepTimeS] = known(terms.stepS,
+                                              step.fromSteps ? ValueState::Estimated : stateOfPlan(run, step.source),
                                               step.source, scope);
     }
 

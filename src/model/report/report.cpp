@@ -171,6 +171,41 @@ QJsonValue redactedJson(const QJsonValue &value)
     return value;
 }
 
+/// Workbench profile: every key that names a step time holds the budget's step (the step plan's,
+/// or with several ranks the mean of theirs); what the reference reads is named as such.
+void addOneStepTime(QJsonObject &aggregates, const RunAnalysis &run, const Derived &derived, StrictNumbers &num)
+{
+    const Quantity &step = derived.quantities[QuantityKey::StepTimeS];
+    if (step.value) {
+        aggregates.insert(QStringLiteral("step_time_seconds"), num(*step.value, QStringLiteral("aggregates.step_time_seconds")));
+        aggregates.insert(QStringLiteral("step_time_source"), step.source);
+    }
+    aggregates.insert(QStringLiteral("reference_step_time_seconds"),
+                      num(run.reference.stepTimeS, QStringLiteral("aggregates.reference_step_time_seconds")));
+}
+
+/// `step_plan`: the run's steps as decided at load (runfacts.h), with the cut --steps N makes.
+QJsonObject stepPlanJson(const RunAnalysis &run, const Derived &derived)
+{
+    const StepPlanFacts &plan = run.facts.stepPlan;
+    const bool cut = derived.plan.kind == StepPlan::Kind::Cut;
+    QJsonArray files;
+    for (const StepPlanFile &f : plan.files)
+        files.append(QJsonObject{{QStringLiteral("file"), f.file},
+                                 {QStringLiteral("kind"), stepPlanKindKey(f.kind)},
+                                 {QStringLiteral("windows"), f.windows}});
+    return QJsonObject{
+        {QStringLiteral("kind"), stepPlanKindKey(plan.kind)},
+        {QStringLiteral("source"), cut ? derived.plan.source : plan.source},
+        {QStringLiteral("state"), valueStateName(cut ? ValueState::Estimated : plan.state)},
+        {QStringLiteral("step_time_s"), plan.stepTimeS > 0.0 ? finiteJson(plan.stepTimeS) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("windows"), cut ? derived.plan.cutSteps : plan.steps},
+        {QStringLiteral("listed_per_step"), cut || plan.hasWindows()},
+        {QStringLiteral("cut_steps"), cut ? derived.plan.cutSteps : 0},
+        {QStringLiteral("files"), files},
+    };
+}
+
 } // namespace
 
 QJsonObject buildReport(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds)
@@ -289,6 +324,9 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
         {QStringLiteral("torch_events"), double(run.torch.eventCount)},
     };
 
+    if (profile == HeuristicsProfile::Workbench)
+        addOneStepTime(aggregates, run, derived, num);
+
     QJsonArray diagnostics;
     for (const Diagnostic &d : run.diagnostics)
         diagnostics.append(QJsonObject{{QStringLiteral("severity"), severityName(d.severity)},
@@ -322,6 +360,8 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
     addTimelineToReport(report, run, derived);
     addRanksToReport(report, run, derived);
     addPerStepToReport(report, run, derived);
+    if (profile == HeuristicsProfile::Workbench)
+        report.insert(QStringLiteral("step_plan"), stepPlanJson(run, derived));
     addRunTraitsToReport(report, run);
     addAttributionToReport(report, run);
     addMemoryToReport(report, run);

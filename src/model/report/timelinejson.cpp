@@ -136,9 +136,8 @@ void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Deri
     const StepTimeChoice step = stepTimeFor(run.profile(derived.profile), derived.thresholds);
     if (!step.fromSteps)
         return;
+    // The step time itself is the budget's (report.cpp): the cut's per-step sums follow it here.
     QJsonObject aggregates = report.value(QStringLiteral("aggregates")).toObject();
-    aggregates.insert(QStringLiteral("step_time_seconds"), finite(step.stepTimeS));
-    aggregates.insert(QStringLiteral("step_time_source"), step.source);
     aggregates.insert(QStringLiteral("trace_steps_covered"), finite(step.stepsCovered));
     aggregates.insert(QStringLiteral("per_step_per_gpu_divisor"), finite(step.perStepPerGpuDivisor));
     aggregates.insert(QStringLiteral("comm_excess_seconds"), finite(step.commExcessS));

@@ -131,7 +131,12 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
     } else if (catText == "cuda_runtime" || catText == "Runtime") {
         m_runtimeStarts.push_back(begin);  // to check that the CPU operators cover the launches
     } else if (catText == "user_annotation" && startsWith(nameText, "Optimizer.step#")) {
-        ++m_optimizerSteps;  // one per optimizer.step(): a step count when ProfilerStep is missing
+        ++m_optimizerSteps;  // one per optimizer.step(): the steps' cut when ProfilerStep is missing
+        m_optimizerStepWindows.push_back({begin, end});
+        if (m_optimizerStepName.empty()) {
+            m_optimizerStepName = std::string(nameText);
+            m_optimizerStepPid = std::string(eventPid(fields));
+        }
     }
 }
 
@@ -154,6 +159,7 @@ void KinetoConsumer::collectTimeline(const KinetoEvent &event, qint64 begin, qin
         else
             m_gpu.countUnplaced(event.span.line);
     } else if (catText == "gpu_user_annotation" && startsWith(nameText, "Optimizer.step")) {
+        ++m_gpuLaneSteps;
         m_gpu.addStep(nameText, begin, end, true);
     }
     // ProfilerStep windows and the host's operators are collected in onEvent(), where the
@@ -188,6 +194,12 @@ void KinetoConsumer::absorb(kineto::EventConsumer &laterRange, int)
     m_badTimeEvents += range.m_badTimeEvents;
     m_cpuOps += range.m_cpuOps;
     m_optimizerSteps += range.m_optimizerSteps;
+    m_optimizerStepWindows.insert(m_optimizerStepWindows.end(), range.m_optimizerStepWindows.begin(),
+                                  range.m_optimizerStepWindows.end());
+    if (m_optimizerStepName.empty()) {
+        m_optimizerStepName = std::move(range.m_optimizerStepName);
+        m_optimizerStepPid = std::move(range.m_optimizerStepPid);
+    }
     m_rangeRuntimeStarts.push_back(std::move(range.m_runtimeStarts));
     m_nonFiniteTimeEvents += range.m_nonFiniteTimeEvents;
     m_gpu.absorb(std::move(range.m_gpu));

@@ -46,6 +46,11 @@ private:
     qint64 m_badTimeEvents = 0;
     qint64 m_cpuOps = 0;
     qint64 m_optimizerSteps = 0;
+    /// CPU-lane Optimizer.step#… annotations: without ProfilerStep and GPU-lane step annotations
+    /// their ends cut the trace into steps (kinetoreading.cpp). Few per trace.
+    Intervals m_optimizerStepWindows;
+    std::string m_optimizerStepName;  ///< the first one's name ("Optimizer.step#SGD.step")
+    std::string m_optimizerStepPid;   ///< its process: the training process
     std::vector<qint64> m_runtimeStarts;
     std::vector<std::vector<qint64>> m_rangeRuntimeStarts;  // those of the ranges, moved, not copied
     qint64 m_nonFiniteTimeEvents = 0;

@@ -237,49 +237,76 @@ void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &o
     }
     w.profilerSteps = int(m_steps.size());
     std::optional<double> stepsMean;
+    Intervals optimizerCut;  // windows between Optimizer.step ends, when they are the steps
     if (!m_steps.empty())
         stepsMean = double(m_stepDurationSumNs) / double(m_steps.size()) / 1e9;
     const bool haveSpan = m_spanEndNs > m_spanBeginNs;
+    if (m_steps.empty() && m_gpuLaneSteps == 0 && m_optimizerStepWindows.size() >= 2) {
+        // Without a profiler schedule there are no ProfilerStep events, but torch records one
+        // Optimizer.step#… annotation per optimizer step, at the end of each training step: the
+        // windows between consecutive ends are steps (the time before the first end is where the
+        // profiler started, mid-step). GPU-lane step annotations, when the trace has them, come
+        // first (the model's step plan, docs/steps.md).
+        std::sort(m_optimizerStepWindows.begin(), m_optimizerStepWindows.end(),
+                  [](const Interval &x, const Interval &y) { return x.end < y.end; });
+        for (std::size_t k = 1; k < m_optimizerStepWindows.size(); ++k) {
+            const Interval cut{m_optimizerStepWindows[k - 1].end, m_optimizerStepWindows[k].end};
+            if (cut.end <= cut.begin)
+                continue;
+            optimizerCut.push_back(cut);
+            m_gpu.addStep(m_optimizerStepName, cut.begin, cut.end, false);
+        }
+        if (!optimizerCut.empty()) {
+            m_gpu.markStepProcess(m_optimizerStepPid);
+            diag(Severity::Info, 0,
+                 QStringLiteral("no ProfilerStep events on the CPU lane: the %1 %2 annotations cut the trace into %3 "
+                                "step(s), the windows between their ends")
+                     .arg(m_optimizerStepWindows.size())
+                     .arg(QString::fromStdString(m_optimizerStepName))
+                     .arg(optimizerCut.size()));
+        }
+    }
     if (stepMeta.value) {
         w.stepTimeSeconds = stepMeta.value;
         w.stepTimeSource = QStringLiteral("%1 (written by the training script)").arg(stepMeta.where);
         if (stepsMean && std::fabs(*stepsMean - *stepMeta.value) > 0.05 * *stepMeta.value)
             diag(Severity::Info, 0,
-                 QStringLiteral("the trace's %1 ProfilerStep events average %2 s, the metadata says %3 s; the metadata "
-                                "wins")
+                 QStringLiteral("the trace's %1 ProfilerStep events average %2 s, the metadata's step_time_seconds "
+                                "is %3 s: the step time is the steps' (the report's aggregates.step_time_seconds)")
                      .arg(m_steps.size())
                      .arg(*stepsMean, 0, 'g', 6)
                      .arg(*stepMeta.value, 0, 'g', 6));
     } else if (stepsMean) {
         w.stepTimeSeconds = stepsMean;
         w.stepTimeSource = QStringLiteral("mean of %1 ProfilerStep event(s) on the CPU lane").arg(m_steps.size());
-    } else if (haveSpan && m_optimizerSteps > 1) {
-        // Without a profiler schedule there are no ProfilerStep events, but torch records one
-        // Optimizer.step#… annotation per optimizer step: the capture holds about that many steps.
-        w.stepTimeSeconds = double(m_spanEndNs - m_spanBeginNs) / 1e9 / double(m_optimizerSteps);
-        w.stepTimeSource = QStringLiteral("trace span / %1 Optimizer.step annotations (no ProfilerStep events)")
-                               .arg(m_optimizerSteps);
-        diag(Severity::Warning, 0,
-             QStringLiteral("no ProfilerStep events on the CPU lane (the profiler ran without a schedule?) and no "
-                            "metadata step_time_seconds: the step time is the trace span divided by the %1 "
-                            "optimizer steps in it")
-                 .arg(m_optimizerSteps));
-    } else if (haveSpan) {
+    } else if (!optimizerCut.empty()) {
+        const qint64 cutNs = optimizerCut.back().end - optimizerCut.front().begin;
+        w.stepTimeSeconds = double(cutNs) / 1e9 / double(optimizerCut.size());
+        w.stepTimeSource = QStringLiteral("mean of %1 window(s) between consecutive %2 ends on the CPU lane (no "
+                                          "ProfilerStep events)")
+                               .arg(optimizerCut.size())
+                               .arg(QString::fromStdString(m_optimizerStepName));
+    }
+    if (!w.stepTimeSeconds && haveSpan) {
+        // Not a step time of its own: the model's step plan takes GPU-lane step annotations or the
+        // kernel span before the span of every event (docs/steps.md).
         w.stepTimeSeconds = double(m_spanEndNs - m_spanBeginNs) / 1e9;
         w.stepTimeSource = QStringLiteral("trace span (no ProfilerStep events on the CPU lane)");
-        diag(Severity::Warning, 0,
-             QStringLiteral("no ProfilerStep events on the CPU lane (the profiler ran without a schedule?) and no "
-                            "metadata step_time_seconds: the whole trace span is taken as one step"));
+        diag(Severity::Info, 0,
+             QStringLiteral("no ProfilerStep events on the CPU lane and no metadata step_time_seconds: the step "
+                            "plan decides the steps (GPU-lane step annotations, else the kernel span as one step)"));
     }
 
     // Host busy: the time the CPU spends inside operators, as the union of their intervals (nested
     // ops count once), minus the time they spend waiting for the GPU, within the ProfilerStep windows.
-    Intervals windows = m_steps;
+    Intervals windows = m_steps.empty() ? optimizerCut : m_steps;
     mergeIntervals(windows);
     QString windowText;
     if (windows.empty() && haveSpan) {
         windows.push_back({m_spanBeginNs, m_spanEndNs});
         windowText = QStringLiteral("the trace span");
+    } else if (m_steps.empty()) {
+        windowText = QStringLiteral("%1 window(s) between Optimizer.step ends").arg(optimizerCut.size());
     } else {
         windowText = QStringLiteral("%1 ProfilerStep window(s)").arg(m_steps.size());
     }

@@ -264,8 +264,9 @@ private slots:
     {
         // No step marks: --steps N cuts the kernel span into N equal steps, each with its own
         // inputs. The busy seconds of the windows add up to the device's busy time, the windows to
-        // the kernel span; equal windows give no outliers.
-        const auto run = load(QStringLiteral("v1-monrocm6-nometa"));
+        // the kernel span; equal windows give no outliers. The kernel trace alone: the folder's torch
+        // trace has CPU-lane Optimizer.step annotations, which cut steps of their own (stepMarksOfFolder).
+        const auto run = load(QStringLiteral("v1-monrocm6-nometa/trace.csv"));
         QVERIFY(run);
         QVERIFY(run->steps.empty());
         // The one --steps rule (derived.h): the span as one step without N, N equal steps with it.
@@ -299,10 +300,21 @@ private slots:
         QCOMPARE(report["per_step_source"].toString(), s.source);
     }
 
+    void stepMarksOfFolder()
+    {
+        // v1-monrocm6-nometa: no ProfilerStep and no GPU-lane annotations, but three CPU-lane
+        // Optimizer.step annotations: the two windows between their ends are the steps.
+        const auto run = load(QStringLiteral("v1-monrocm6-nometa"));
+        QVERIFY(run);
+        QCOMPARE(int(run->facts.stepPlan.kind), int(StepPlanKind::OptimizerSteps));
+        QCOMPARE(run->steps.size(), 2);
+        QCOMPARE(buildReport(*run, HeuristicsProfile::Workbench, Thresholds{})["per_step"].toArray().size(), 2);
+    }
+
     void noStepMarks()
     {
-        // v1-monrocm6-nometa: no ProfilerStep and no GPU-lane annotations, so no per-step budget.
-        const auto run = load(QStringLiteral("v1-monrocm6-nometa"));
+        // v1-monrocm6-nometa's kernel trace alone: no step marks, so no per-step budget.
+        const auto run = load(QStringLiteral("v1-monrocm6-nometa/trace.csv"));
         QVERIFY(run);
         QVERIFY(run->steps.empty());
         QVERIFY2(run->steps.source.contains(QLatin1String("no per-step budget")), qPrintable(run->steps.source));

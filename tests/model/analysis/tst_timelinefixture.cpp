@@ -100,7 +100,9 @@ void TestTimelineFixture::makeRunTraceOnlyMatchesTruth()
     QVERIFY(run.kernelsFromTorchTimeline);
     QCOMPARE(run.kernels.workbench.rowsUsed, qint64(4 * truth.value(QStringLiteral("kernels_per_step_per_gpu")).toInt()));
     const ProfileAnalysis &w = run.workbench;
-    QVERIFY(std::fabs(w.stepTimeS - step) < 1e-9);
+    // The step plan's windows (docs/steps.md) against the truth's mean step: within 0.1 %.
+    QVERIFY2(std::fabs(w.stepTimeS - step) <= 1e-3 * step,
+             qPrintable(QStringLiteral("step %1, truth %2").arg(w.stepTimeS).arg(step)));
     // Utilisation within 5 points of the truth's (busy here includes the H2D memcpy).
     QVERIFY2(std::fabs(w.gpuUtilPct - truth.value(QStringLiteral("gpu_util_pct")).toDouble()) < 5.0,
              qPrintable(QString::number(w.gpuUtilPct)));

@@ -81,8 +81,11 @@ private slots:
 
         // Step time: the mean of the CPU-lane ProfilerStep events of the profiled window (or the
         // trace span when the trace has none).
+        // Without ProfilerStep, CPU-lane Optimizer.step annotations cut steps 2..N of the window
+        // (docs/steps.md): within 5 % of the window's mean.
         const double truthStep = window.value("step_time_s").toDouble();
-        QVERIFY2(std::fabs(w.stepTimeS - truthStep) <= 1e-3 * truthStep,
+        const double stepTolerance = run.facts.stepPlan.kind == StepPlanKind::OptimizerSteps ? 0.05 : 1e-3;
+        QVERIFY2(std::fabs(w.stepTimeS - truthStep) <= stepTolerance * truthStep,
                  qPrintable(QStringLiteral("step %1 s, truth %2 s").arg(w.stepTimeS).arg(truthStep)));
 
         // Host busy: union of top-level CPU ops over the step windows; 0.01 with steps, 0.1 without.

@@ -2,8 +2,9 @@
 // docs/budget.md "Which budget a run gets"): step marks when a timeline has them (Marked); else,
 // when nothing but the timeline gives a step time, the kernel span as one step (WholeSpan) or cut
 // into N equal steps (Cut, reused while N stays); else none (the seed's formulas), as always in
-// the reference profile. Fixtures: runs/v3-metric-1gpu (ProfilerStep marks), traceonly/no-marks
-// (a torch trace without marks or metadata), runs/v1-monrocm6-nometa (a kernel trace without
+// the reference profile. Fixtures: runs/v3-metric-1gpu (ProfilerStep marks), a TraceLens torch
+// trace without marks or metadata (traceonly/no-marks has CPU-lane Optimizer.step annotations,
+// which are steps of their own, docs/steps.md), runs/v1-monrocm6-nometa/trace.csv (a kernel trace without
 // marks), plan/metadata-nomarks (a torch trace without marks whose metadata gives the step time).
 
 #include "derived.h"
@@ -59,10 +60,10 @@ private slots:
                   whole = int(StepPlan::Kind::WholeSpan), none = int(StepPlan::Kind::None);
         QTest::newRow("ProfilerStep marks") << "runs/v3-metric-1gpu" << "workbench" << 0 << marked << 0 << 3 << true;
         QTest::newRow("marks, --steps 7 only labels") << "runs/v3-metric-1gpu" << "workbench" << 7 << marked << 0 << 3 << true;
-        QTest::newRow("no marks, no N: the span as one step") << "traceonly/no-marks" << "workbench" << 0 << whole << 1 << 0 << true;
-        QTest::newRow("no marks, --steps 4: 4 equal steps") << "traceonly/no-marks" << "workbench" << 4 << cut << 4 << 4 << true;
-        QTest::newRow("kernel trace, no marks, --steps 4") << "runs/v1-monrocm6-nometa" << "workbench" << 4 << cut << 4 << 4 << true;
-        QTest::newRow("kernel trace, no marks, no N") << "runs/v1-monrocm6-nometa" << "workbench" << 0 << whole << 1 << 0 << true;
+        QTest::newRow("no marks, no N: the span as one step") << "torch/tracelens_mi210_gpu_only_trace.json.gz" << "workbench" << 0 << whole << 1 << 0 << true;
+        QTest::newRow("no marks, --steps 4: 4 equal steps") << "torch/tracelens_mi210_gpu_only_trace.json.gz" << "workbench" << 4 << cut << 4 << 4 << true;
+        QTest::newRow("kernel trace, no marks, --steps 4") << "runs/v1-monrocm6-nometa/trace.csv" << "workbench" << 4 << cut << 4 << 4 << true;
+        QTest::newRow("kernel trace, no marks, no N") << "runs/v1-monrocm6-nometa/trace.csv" << "workbench" << 0 << whole << 1 << 0 << true;
         QTest::newRow("metadata step time, no marks") << "plan/metadata-nomarks" << "workbench" << 0 << none << 0 << 0 << false;
         QTest::newRow("metadata step time, --steps 4 only labels") << "plan/metadata-nomarks" << "workbench" << 4 << none << 0 << 0 << false;
         QTest::newRow("reference profile, marks") << "runs/v3-metric-1gpu" << "reference" << 0 << none << 0 << 0 << false;
@@ -156,9 +157,9 @@ private slots:
     {
         QTest::addColumn<QString>("folder");
         QTest::addColumn<int>("steps");
-        QTest::newRow("torch trace, --steps 4") << "traceonly/no-marks" << 4;
-        QTest::newRow("torch trace, the span") << "traceonly/no-marks" << 0;
-        QTest::newRow("kernel trace, --steps 4") << "runs/v1-monrocm6-nometa" << 4;
+        QTest::newRow("torch trace, --steps 4") << "torch/tracelens_mi210_gpu_only_trace.json.gz" << 4;
+        QTest::newRow("torch trace, the span") << "torch/tracelens_mi210_gpu_only_trace.json.gz" << 0;
+        QTest::newRow("kernel trace, --steps 4") << "runs/v1-monrocm6-nometa/trace.csv" << 4;
     }
 
     void cutIsReusedWhileNStays()
