@@ -414,12 +414,15 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
 
     // ---- The GPUs, and CUDA graphs.
     QStringList gpus;
+    QStringList gpuNames;              // the file's own model and memory, for the run's device facts
+    std::vector<qint64> gpuMemoryBytes;
     if (has(kGpus)) {
         const QStringList gpuColumns = dbread::columnsOf(conn, QLatin1String(kGpus));
         const QByteArray sql = QStringLiteral("SELECT %1, %2, %3 FROM %4")
                                    .arg(columnOrNull(gpuColumns, "id"), columnOrNull(gpuColumns, "name"),
                                         columnOrNull(gpuColumns, "totalMemory"), QLatin1String(kGpus))
-                                   .toUtf8();
+                                   .toUtf8() +
+                               " ORDER BY 1";
         dbread::eachRow(db, guard, sql, error, [&](sqlite3_stmt *st) {
             const auto *name = reinterpret_cast<const char *>(sqlite3_column_text(st, 1));
             const int nameBytes = std::min(sqlite3_column_bytes(st, 1), 256); // a GPU's name is short
@@ -429,6 +432,8 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
             if (isInteger(st, 2))
                 text += QStringLiteral(" (%1)").arg(dbread::describeBytes(sqlite3_column_int64(st, 2)));
             gpus << text;
+            gpuNames << (name ? QString::fromUtf8(name, nameBytes) : QString());
+            gpuMemoryBytes.push_back(isInteger(st, 2) ? std::max<qint64>(0, sqlite3_column_int64(st, 2)) : 0);
             return gpus.size() < 64;
         });
     }
@@ -446,6 +451,8 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
     const bool streamOverflow = timeline.streamOverflow();
     const qint64 events = timeline.eventCount();
     GpuTimelineFile timelineFile = timeline.take();
+    timelineFile.traits.identity.deviceNames = gpuNames;
+    timelineFile.traits.identity.deviceMemoryBytes = gpuMemoryBytes;
     for (const QString &e : readErrors)
         diags.push_back(
             {Severity::Error, rel, 0,
