@@ -8,6 +8,7 @@
 #include "formatting.h"
 #include "liveanalysis.h"
 #include "modelroles.h"
+#include "runanalysis.h"
 #include "stepstrip.h"
 #include "stepbudget.h"
 #include "testsupport.h"
@@ -164,13 +165,16 @@ private slots:
 
     void stepsFieldCutsTheSpan()
     {
-        // A run without step marks has no bars until the Steps field cuts its kernel span.
+        // A run without step marks has no bars until the Steps field cuts its kernel span. The kernel
+        // trace alone: the folder's torch trace has three CPU-lane Optimizer.step annotations, whose
+        // ends cut two steps of their own (docs/steps.md), and --steps N cuts only a span without marks.
         WorkbenchSession session;
         WorkbenchView view(&session);
         view.resize(1400, 1000);
         view.show();
-        const LoadResult r = loadRun(test::dataPath(QStringLiteral("runs/v1-monrocm6-nometa")));
+        const LoadResult r = loadRun(test::dataPath(QStringLiteral("runs/v1-monrocm6-nometa/trace.csv")));
         QVERIFY(r.run);
+        QVERIFY(r.run->facts.stepPlan.cuttable);
         session.openRun(r.run);
         LiveAnalysis *live = session.live();
         QCOMPARE(view.stepStrip()->stepCount(), 0);

@@ -2,7 +2,9 @@
 # Regenerates the trace-only fixtures: make_run.py folders (../shared/tools, not needed at test
 # time) with trace.csv and amd_smi.csv removed, the torch trace gzipped, make_run's --truth kept as
 # truth.json.expected, the `report` options the case needs in `options`, and the top kernel by
-# total time counted independently from the trace's kernel events in `top_kernel.expected`.
+# total time counted independently from the trace's kernel events in `top_kernel.expected`, and each
+# step's time with only copies that bring no input on the GPU (other_copy_only.py) in
+# `other_copy_only_ns.expected`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 make_run=${GOBLIN_MAKE_RUN:-$here/../../../../shared/tools/make_run.py}
@@ -25,6 +27,7 @@ for e in json.load(open(sys.argv[1]))["traceEvents"]:
         total[e["name"]] += e.get("dur", 0)
 print(total.most_common(1)[0][0])
 PY
+    python3 "$here/other_copy_only.py" "$here/$name" > "$here/$name/other_copy_only_ns.expected"
 }
 
 gen rocm-collective "" --kernels-per-step 60 --collective-frac 0.2 --gpus 2 --seed 11

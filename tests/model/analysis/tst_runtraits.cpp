@@ -316,10 +316,14 @@ void TestRunTraits::fixtures_data()
         << "no backward op, no optimizer step, no DataLoader among 48 CPU ops" << qint64(96) << 0.125
         << "HIP graph replay: kernels recorded for 1 replay in 8 — idle not measured" << qint64(0) << qint64(0)
         << qint64(0) << "HIP";
+    // No ProfilerStep, no GPU-lane annotations: the ends of its six CPU-lane Optimizer.step#FusedAdam.step
+    // annotations cut five steps (docs/steps.md); the GPU events before the first end (the step the
+    // profiler started in) and after the last are in none. Counted independently from the raw trace
+    // (exact-decimal µs to ns; kernels, memcpys and memsets overlapping no window): 891, 71.090 ms.
     QTest::newRow("HTA V100 CUDA graph subset (graph nodes overlap on the launch's stream)")
         << "torch/hta_v100_cudagraph_subset.json.gz" << "training" << "60 backward ops, 6 optimizer steps" << qint64(12)
-        << 1.0 << "CUDA graph replay: kernels recorded for all 12 replays" << qint64(18) << qint64(0) << qint64(0)
-        << "CUDA";
+        << 1.0 << "CUDA graph replay: kernels recorded for all 12 replays" << qint64(18) << qint64(891)
+        << qint64(71090000) << "CUDA";
     QTest::newRow("TraceLens MI300X DDP rank 0 (GPU runs behind the CPU steps)")
         << "torch/tracelens_mi300_resnet_act_checkpoint_ddp_rank0.json.gz" << "training"
         << "612 backward ops, 3 optimizer steps" << qint64(0) << -1.0 << "" << qint64(0) << qint64(1848)
