@@ -58,7 +58,7 @@ struct TimelineStepValues {
     /// data-loading range; idleDataLoading (⊆ idleHostBusy): idle inside a data-loading range;
     /// idleNothing = idle − idleHostBusy.
     qint64 idleNs = 0, idleHostBusyNs = 0, idleNothingNs = 0, idleDataLoadingNs = 0;
-    /// Busy with copies or memsets only (busy − the union of kernels), and the part of it that is
+    /// Busy with copies, memsets or copy kernels only (busy − the union of the other kernels), and the part of it that is
     /// host-to-device copies.
     qint64 copyOnlyNs = 0, h2dCopyOnlyNs = 0;
     /// Kernel time inside the window by class (durations summed, overlaps counted twice).

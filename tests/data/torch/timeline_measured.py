@@ -9,11 +9,11 @@ per device (args.device of ph "X" events with cat kernel / gpu_memcpy / gpu_mems
   comm_kernels   kernels whose name is a collective (the workbench profile's rule, below)
   kernel_ns      sum of kernel durations
   busy_ns        |union of every GPU event, all streams|
-  compute_ns     |union of non-collective kernels|
+  compute_ns     |union of kernels that are neither collectives nor copy kernels|
   comm_ns        |union of collective kernels|
   exposed_ns     |comm \\ compute| = |comm U compute| - |compute| (collective time that no compute
                  kernel on the same device overlaps; memcpy does not hide it)
-  memcpy_ns      |union of memcpy and memset events|
+  memcpy_ns      |union of memcpy and memset events and copy kernels|
 
 Times are exact integer ns: µs read as decimal.Decimal, times 1000, rounded half up.
 A collective is a name the workbench counts as communication (docs/collectives.md, issue 23):
@@ -23,7 +23,11 @@ all[_-]?reduce|all[_-]?gather|reduce[_-]?scatter|all[_-]?to[_-]?all|send[_-]?rec
 cross_device_reduce_<N>stage, quickreduce::, nvshmem[ix]?_, an NVSHMEM <op>…_on_stream_kernel,
 c10d::; case-sensitively AllReduce|AllGather|ReduceScatter|AllToAll as a CamelCase word; and
 DeepEP's deep_ep::[legacy::](intranode|internode|internode_ll):: and deep_ep::elastic:: (not its
-epilogues). A bare "broadcast" is not one.
+epilogues), also under dpsk::ep::. A bare "broadcast" is not one.
+A copy kernel is a runtime's blit kernel that runs a copy or memset (docs/collectives.md, "Copies
+that run as kernels"; ROCm clr rocclr/device/rocm/rocblit.cpp): a name containing
+__amd_rocclr_ then copy|fill then Buffer|Image (__amd_rocclr_copyBuffer, …fillBufferAligned). It
+still counts as a kernel (kernels, kernel_ns), but its time is copy time, never compute.
 
 usage: timeline_measured.py TRACE.json[.gz]...   (one line per device, tab-separated)
 """
@@ -44,12 +48,13 @@ COLLECTIVE = [
     re.compile(r"(?<![A-Z])(AllReduce|AllGather|ReduceScatter|AllToAll)(?![a-z])"),
     re.compile(L + r"cross_device_reduce_[0-9]stage", re.I),
     re.compile(L + r"quickreduce::", re.I),
-    re.compile(r"deep_ep::(legacy::)?(intranode|internode|internode_ll)::|deep_ep::elastic::(?![A-Za-z0-9_]*epilogue)",
-               re.I),
+    re.compile(r"(deep_ep|dpsk::ep)::(legacy::)?(intranode|internode|internode_ll)::|"
+               r"deep_ep::elastic::(?![A-Za-z0-9_]*epilogue)", re.I),
     re.compile(L + r"nvshmem[ix]?_", re.I),
     re.compile(L + r"(barrier|sync|broadcast|fcollect|alltoall|rdxn|reducescatter)[A-Za-z0-9_]*_on_stream_kernel", re.I),
     re.compile(L + r"c10d::", re.I),
 ]
+COPY_KERNEL = re.compile(r"__amd_rocclr_(copy|fill)(Buffer|Image)")
 COLUMNS = ["file", "device", "kernels", "comm_kernels", "memcpy", "memset", "kernel_ns", "busy_ns",
            "compute_ns", "comm_ns", "exposed_ns", "memcpy_ns"]
 
@@ -79,7 +84,9 @@ def main(path):
         if kind == "k":
             r["k"] += 1
             r["kernel_ns"] += d
-            if any(p.search(name) for p in COLLECTIVE):
+            if COPY_KERNEL.search(name):
+                r["copies"].append((b, b + d))
+            elif any(p.search(name) for p in COLLECTIVE):
                 r["comm_k"] += 1
                 r["comm"].append((b, b + d))
             else:
