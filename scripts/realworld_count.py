@@ -135,6 +135,10 @@ def count_kineto(path):
     out["copies"] = {"count": len(copies), "total_ns": sum(copies)}
     out["memsets"] = {"count": len(memsets), "total_ns": sum(memsets)}
     out["steps"] = {k: windows(v) for k, v in lanes.items()}
+    # Optimizer.step closes a training step: the steps are the windows between consecutive ends
+    # (N annotations, N - 1 steps; before the first end the profiler started mid-step).
+    ends = sorted(e for _, e, _ in lanes["cpu_optimizer_step"])
+    out["steps"]["cpu_optimizer_step"]["cut_durations_ns"] = [b - a for a, b in zip(ends, ends[1:]) if b > a]
     out["memory"] = count_memory(memory)
     out["graphs"] = graphs
     out["data_loading_ops"] = data_loading
@@ -252,11 +256,15 @@ def count(path):
 def step_plan(counts):
     """The step windows issue 32 expects the run's one step plan to find, first rule that applies:
     CPU-lane ProfilerStep#N; GPU-lane step annotations (each window its own step); CPU-lane
-    optimizer steps; else the kernel span as one step (no marks: 0 windows found)."""
+    optimizer steps, which cut the span into the windows between consecutive ends (N annotations,
+    N - 1 steps); else the kernel span as one step (no marks: 0 windows found)."""
     steps = counts.get("steps") or {}
-    for source in ("cpu_profiler_step", "gpu_profiler_step", "gpu_optimizer_step", "cpu_optimizer_step"):
+    for source in ("cpu_profiler_step", "gpu_profiler_step", "gpu_optimizer_step"):
         if steps.get(source, {}).get("count"):
             return {"source": source, "windows": steps[source]["count"]}
+    cut = steps.get("cpu_optimizer_step", {}).get("cut_durations_ns") or []
+    if cut:
+        return {"source": "cpu_optimizer_step", "windows": len(cut)}
     return {"source": "kernel_span", "windows": 0}
 
 

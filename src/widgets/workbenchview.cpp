@@ -33,8 +33,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPainter>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -57,6 +59,31 @@ QTableView *makeTable(QWidget *parent)
     return view;
 }
 
+/// A label of one line that elides its text at the right to the width it gets (the whole text
+/// stays text() and the tooltip): a long scope line never wraps, so it takes one line of the
+/// view's height and no width of its own at any window size.
+class OneLineLabel : public QLabel
+{
+public:
+    explicit OneLineLabel(QWidget *parent) : QLabel(parent) { setWordWrap(false); }
+
+    QSize minimumSizeHint() const override
+    {
+        const QMargins m = contentsMargins();
+        return {fontMetrics().horizontalAdvance(QStringLiteral("\u2026")) + m.left() + m.right() + 2 * margin(),
+                QLabel::minimumSizeHint().height()};
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter painter(this);
+        const QRect room = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
+        const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, room.width());
+        style()->drawItemText(&painter, room, int(alignment()), palette(), isEnabled(), shown, foregroundRole());
+    }
+};
+
 } // namespace
 
 WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
@@ -65,7 +92,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_budgetChart(new BudgetChartView(this))
     , m_verdict(new QLabel(this))
     , m_topAdvice(new QLabel(this))
-    , m_scope(new QLabel(this))
+    , m_scope(new OneLineLabel(this))
     , m_budgetTable(makeTable(this))
     , m_budgetLegend(new QLabel(this))
     , m_telemetryPlot(new TelemetryPlot(this))
@@ -271,9 +298,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     headerLayout->addWidget(m_topAdvice);
     // What the view below covers (files or ranks, devices, steps): the model says it, per view.
     m_scope->setObjectName(QStringLiteral("ViewScope"));
-    m_scope->setWordWrap(true);
     m_scope->setTextFormat(Qt::PlainText);
-    m_scope->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_scope->setForegroundRole(QPalette::PlaceholderText);
     headerLayout->addWidget(m_scope);
 
@@ -502,6 +527,7 @@ void WorkbenchView::updateScope()
     const auto it = m_scopeOf.find(m_pages->currentWidget());
     const QString text = it == m_scopeOf.end() ? QString() : viewScopeText(run.get(), it->second);
     m_scope->setText(text);
+    m_scope->setToolTip(text);  // the line elides to the view's width; the tooltip has it whole
     m_scope->setVisible(!text.isEmpty());
 }
 

@@ -85,6 +85,23 @@ inline std::shared_ptr<RunAnalysis> makeFakeRun(const QString &name = QStringLit
     };
     profile(run->workbench, HeuristicsProfile::Workbench, 0.02);
     profile(run->reference, HeuristicsProfile::Reference, 0.5);
+    // The step plan a load decides for every run (analysis/stepplanfacts.cpp): the 0.5 s step as
+    // a training script's metadata states it (no windows), so the step time is known, not Unknown.
+    StepPlanFacts &plan = run->facts.stepPlan;
+    plan.kind = StepPlanKind::Metadata;
+    plan.stepTimeS = run->workbench.stepTimeS;
+    plan.state = ValueState::Measured;
+    plan.source = run->workbench.stepTimeSource;  // the source the budget's step time names
+    // The program a load decides (analysis/programfacts.cpp): PyTorch training whose trace shows
+    // DataLoader ops, so its data wait is data wait (no "estimated" caveat) and the advice may
+    // speak of the DataLoader, as the dashboard tests of this run expect.
+    ProgramFacts &program = run->facts.program;
+    program.kind = ProgramKind::PyTorchTraining;
+    program.state = ValueState::Measured;
+    program.reason = QStringLiteral("40 backward ops, 10 optimizer steps");
+    program.pytorch = true;
+    program.dataLoadingSeen = true;
+    program.dataLoaderOps = 10;
 
     for (int gpu = 0; gpu < 2; ++gpu)
         for (int i = 0; i < 20; ++i) {

@@ -173,9 +173,15 @@ DeviceFacts decideDevices(const RunAnalysis &run)
             if (!shared && d.sharedMemory)
                 shared = &d;
         }
-        if (measured)
+        if (measured) {
+            // The device named by its model too, as the trace-memory and table sources do: the
+            // capacity is the file's word for that GPU, and the model says which GPU it is.
+            const QString device = deviceDisplayName(measured->gpu, measured->traceDevice);
             take(*measured->memoryGb, ValueState::Measured,
-                 QStringLiteral("%1 of %2").arg(measured->memorySource, deviceDisplayName(measured->gpu, measured->traceDevice)));
+                 measured->model.isEmpty()
+                     ? QStringLiteral("%1 of %2").arg(measured->memorySource, device)
+                     : QStringLiteral("%1 of %2: %3").arg(measured->memorySource, device, measured->model));
+        }
         else if (named)
             take(*named->memoryGb, ValueState::Estimated, named->memorySource);
         else if (shared) {

@@ -159,10 +159,12 @@ void analyzeWorkbench(RunAnalysis &run)
 
     a.hostBusyFraction = tr.hostBusyFraction.value_or(0.0);
     a.hostBusySource = tr.hostBusyFraction ? tr.hostBusySource : QStringLiteral("not found (read as 0)");
-    a.stepsFound = tr.profilerSteps;
     a.gpuAgents = std::max(1, kr.agentCount);
     // The one step time: the step plan's (runfacts.h), whatever the trace's own reading said.
     const StepPlanFacts &plan = run.facts.stepPlan;
+    // The steps found are the plan's windows (ProfilerStep, marker ranges, GPU-lane annotations,
+    // the optimizer cut), not the ProfilerStep events alone; a span is not a step found.
+    a.stepsFound = plan.hasWindows() ? plan.steps : 0;
     a.stepTimeS = plan.stepTimeS;
     a.stepTimeSource = plan.kind == StepPlanKind::None ? QStringLiteral("not found") : plan.source;
 

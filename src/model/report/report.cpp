@@ -268,7 +268,8 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
         {QStringLiteral("steps_source"), thresholds.steps ? QStringLiteral("given")
                                          : profile == HeuristicsProfile::Reference
                                              ? QStringLiteral("reference default (10)")
-                                             : a.stepsFound > 0 ? QStringLiteral("ProfilerStep events found")
+                                             : run.torch.workbench.profilerSteps > 0  // the default's source
+                                                 ? QStringLiteral("ProfilerStep events found")
                                                                 : QStringLiteral("default (10, no ProfilerStep events)")},
     };
     for (const ThresholdDescriptor &d : thresholdDescriptors())

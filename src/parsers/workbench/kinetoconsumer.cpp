@@ -120,6 +120,17 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
     if (cpuOp || catText == "user_annotation")
         if (isDataLoading(nameText, !cpuOp))
             m_gpu.addDataLoading(eventPid(fields), begin, end);
+    // One per optimizer.step(): the steps' cut when ProfilerStep is missing. Today's torch records
+    // it as a user_annotation, Kineto 2021 as an Operator (cpu_op): both are the CPU lane, and an
+    // operator one stays host work below.
+    if ((cpuOp || catText == "user_annotation") && startsWith(nameText, "Optimizer.step#")) {
+        ++m_optimizerSteps;
+        m_optimizerStepWindows.push_back({begin, end});
+        if (m_optimizerStepName.empty()) {
+            m_optimizerStepName = std::string(nameText);
+            m_optimizerStepPid = std::string(eventPid(fields));
+        }
+    }
     if (cpuOp) {
         if (isWaitForGpu(nameText)) {
             addInterval(m_wait, begin, end);
@@ -130,13 +141,6 @@ void KinetoConsumer::onEvent(const KinetoEvent &event)
         ++m_cpuOps;
     } else if (catText == "cuda_runtime" || catText == "Runtime") {
         m_runtimeStarts.push_back(begin);  // to check that the CPU operators cover the launches
-    } else if (catText == "user_annotation" && startsWith(nameText, "Optimizer.step#")) {
-        ++m_optimizerSteps;  // one per optimizer.step(): the steps' cut when ProfilerStep is missing
-        m_optimizerStepWindows.push_back({begin, end});
-        if (m_optimizerStepName.empty()) {
-            m_optimizerStepName = std::string(nameText);
-            m_optimizerStepPid = std::string(eventPid(fields));
-        }
     }
 }
 

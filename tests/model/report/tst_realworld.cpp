@@ -65,24 +65,6 @@ const QStringList &fixtureNames()
 QString knownWrong(const QString &check, const QString &name)
 {
     static const std::map<std::pair<QString, QString>, QString> rows{
-        {{QStringLiteral("stepsFound"), QStringLiteral("optimizer-steps-only")},
-         QStringLiteral("expected 6 steps cut by the CPU-lane Optimizer.step annotations; today 0 (trace span)")},
-        {{QStringLiteral("stepsFound"), QStringLiteral("gpu-lane-steps")},
-         QStringLiteral("expected 5 steps, one per GPU-lane Optimizer.step window; today steps_found 0")},
-        {{QStringLiteral("perStepWindows"), QStringLiteral("optimizer-steps-only")},
-         QStringLiteral("expected 6 per_step entries (CPU-lane optimizer steps); today none")},
-        {{QStringLiteral("perStepWindows"), QStringLiteral("gpu-lane-steps")},
-         QStringLiteral("expected 5 per_step entries (windows of one name are separate steps); today 1 merged by name")},
-        {{QStringLiteral("oneStepTime"), QStringLiteral("optimizer-steps-only")},
-         QStringLiteral("expected one step time; today aggregates 5.296 s (trace span) vs budget 3.805 s (kernel span)")},
-        {{QStringLiteral("capacity"), QStringLiteral("nsys-target-info-gpu")},
-         QStringLiteral("expected TARGET_INFO_GPU.totalMemory (A100-SXM4-80GB, 79.2 GiB); today the 192 GB default")},
-        {{QStringLiteral("deviceName"), QStringLiteral("nsys-target-info-gpu")},
-         QStringLiteral("expected the capacity's source to name TARGET_INFO_GPU's NVIDIA A100-SXM4-80GB; today the default")},
-        {{QStringLiteral("memoryPeak"), QStringLiteral("memory-2021")},
-         QStringLiteral("expected the peak of the running sum of Bytes on cuda:0 (Kineto 2021 writes no totals); today null")},
-        {{QStringLiteral("memoryWords"), QStringLiteral("memory-2021")},
-         QStringLiteral("expected hbm_peak_gb from the 8,280 GPU [memory] events; today 'no [memory] events in the trace'")},
     };
     const auto it = rows.find({check, name});
     return it == rows.end() ? QString() : it->second;
@@ -226,9 +208,11 @@ private slots:
         double expectedS = -1;
         if (source == QLatin1String("kernel_span")) {
             expectedS = object(f.expected, "kernels").value(QLatin1String("span_ns")).toDouble() / 1e9;
-        } else if (source != QLatin1String("cpu_optimizer_step")) {  // optimizer steps cut the span: no own length
+        } else {
+            // Optimizer steps cut the span: the steps are the windows between consecutive ends.
+            const char *key = source == QLatin1String("cpu_optimizer_step") ? "cut_durations_ns" : "durations_ns";
             const QJsonArray durations =
-                object(object(f.expected, "steps"), source.toLatin1().constData()).value(QLatin1String("durations_ns")).toArray();
+                object(object(f.expected, "steps"), source.toLatin1().constData()).value(QLatin1String(key)).toArray();
             double sumNs = 0;
             for (const QJsonValue &d : durations)
                 sumNs += d.toDouble();
