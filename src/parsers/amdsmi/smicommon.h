@@ -28,6 +28,15 @@ inline QString shown(std::string_view text)
     return inputExcerpt(text, int(kMax)) + QStringLiteral(" (%1 bytes)").arg(text.size());
 }
 
+/// True when a cell holds something the redaction recognises as a secret (a token, a secret
+/// KEY=value, a bare key-like run): a line holding one is credential material, and none of its
+/// cells is quoted, since a password with no name beside it has no shape the redaction knows.
+inline bool cellHoldsSecret(std::string_view text)
+{
+    const QString s = q(text.substr(0, 2048));
+    return !s.contains(kRedacted) && inputExcerpt(s, int(s.size()) + 3).contains(kRedacted);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Progress over the two passes: the workbench pass reports the first half of the file size, the
 // reference pass the second half, so the callback sees one monotonic count up to the file size.

@@ -1,5 +1,6 @@
 #include "gpuevents.h"
 
+#include "kernels/namepool.h"
 #include "syntax/jsonscanner.h"
 
 #include <algorithm>
@@ -92,6 +93,7 @@ DeviceStream readDeviceStream(std::string_view args)
     ++p;
     int depth = 1;  // of the position p is at
     int want = -1;  // 0 device, 1 stream: the value that follows is that member's
+    bool seen[2] = {false, false};  // the first occurrence of each counts (see the header)
     bool expectKey = true;
     while (p < end && depth > 0) {
         const char c = *p;
@@ -116,6 +118,10 @@ DeviceStream readDeviceStream(std::string_view args)
                 } else {
                     want = text == "device" ? 0 : text == "stream" ? 1 : -1;
                 }
+                if (want >= 0 && seen[want])
+                    want = -1;  // a repeated member: its later value is not read
+                else if (want >= 0)
+                    seen[want] = true;
                 expectKey = false;
             } else if (depth == 1 && want >= 0) {
                 // Some writers quote the number ("device": "0").
@@ -212,6 +218,14 @@ std::optional<int> rankFromDistributedInfo(std::string_view json)
 
 std::uint32_t GpuEventCollector::intern(std::string_view name)
 {
+    // A name past kMaxNameBytes (a damaged or crafted trace) is kept as cutName() makes it, as the
+    // database and CSV readers keep theirs: nothing after this (classification, display) runs over
+    // megabytes of one name.
+    std::string cut;
+    if (name.size() > kernels::kMaxNameBytes) [[unlikely]] {
+        cut = kernels::cutName(name);
+        name = cut;
+    }
     const auto it = m_nameIds.find(name);
     if (it != m_nameIds.end())
         return it->second;

@@ -20,6 +20,7 @@ namespace
 
 using amdsmi::q;
 using amdsmi::shown;
+using amdsmi::cellHoldsSecret;
 using syntax::firstUtf8Error;
 
 /// Share of N/A values above which a column counts as "mostly N/A".
@@ -232,17 +233,24 @@ void WorkbenchReader::buildSamples()
     auto number = [&](const RawRow &row, const std::string &text, const QString &column, qint64 &missing,
                       double lo, double hi) -> double {
         const CellValue c = readCell(text, unitSuffixes);
+        // A cell of a line that holds a secret elsewhere is not quoted (see cellHoldsSecret()).
+        auto cell = [&] {
+            for (const std::string *f : {&row.gpu, &row.timestamp, &row.util, &row.vram, &row.total})
+                if (cellHoldsSecret(*f))
+                    return QStringLiteral("[withheld: its line holds a secret]");
+            return shown(trimAscii(text));
+        };
         switch (c.kind) {
         case CellValue::Kind::Missing:
             ++missing;
             return NAN;
         case CellValue::Kind::NonFinite:
             nonFinite.add(row.line, QStringLiteral("'%1' is '%2', not a finite number; value ignored")
-                                        .arg(column, shown(trimAscii(text))));
+                                        .arg(column, cell()));
             return NAN;
         case CellValue::Kind::NotANumber:
             badValues.add(row.line,
-                          QStringLiteral("'%1' is '%2', not a number; value ignored").arg(column, shown(trimAscii(text))));
+                          QStringLiteral("'%1' is '%2', not a number; value ignored").arg(column, cell()));
             return NAN;
         case CellValue::Kind::Value:
             break;
