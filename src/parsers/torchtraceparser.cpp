@@ -41,15 +41,15 @@ TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, 
     out.referenceFileFound = true;
     TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, kBothReadings, out);
     reader.run();
-    // A traceEvents whose entries are all no JSON object (numbers, strings, null, lists) holds no
+    // A traceEvents whose entries are all scalars (numbers, strings, true, false, null) holds no
     // event: the file holds nothing the workbench reads, and says so in one line, the first about
-    // the file. An event object with a bad value (NaN, a huge duration, nested too deep) is still
-    // an event: counted, and diagnosed where it is read.
-    if (!out.cancelled && out.eventCount > 0 && out.nonObjectEvents >= out.eventCount) {
+    // the file. An event object with a bad value (NaN, a huge duration) or a list (nested too deep
+    // for the reference) is still an entry: counted, and diagnosed where it is read.
+    if (!out.cancelled && out.eventCount > 0 && out.scalarEvents >= out.eventCount) {
         out.diagnostics.insert(out.diagnostics.begin(),
                                {Severity::Error, displayName, 0,
                                 QStringLiteral("none of the %1 entries of traceEvents is an event the workbench reads "
-                                               "(only numbers, strings, null or lists, no JSON object): nothing read from it")
+                                               "(only numbers, strings, true, false or null, no JSON object): nothing read from it")
                                     .arg(out.eventCount)});
         out.eventCount = 0;
     }

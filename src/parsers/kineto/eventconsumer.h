@@ -90,6 +90,7 @@ struct KinetoDocument {
     int lastTraceEventsGeneration = -1;  ///< the "traceEvents" the reference keeps (-1: none)
     qint64 events = 0;                   ///< every element of "traceEvents" met
     qint64 nonObjectEvents = 0;
+    qint64 scalarEvents = 0;  ///< of the non-object entries, the scalars (numbers, strings, true/false/null)
     qint64 unreadableEvents = 0;
     const std::vector<Capture> *captures = nullptr;
 

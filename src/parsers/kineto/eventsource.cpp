@@ -379,6 +379,7 @@ void TraceReader::finishConsumers(bool bom, bool compressed)
     document.lastTraceEventsGeneration = m_lastTraceEventsGeneration;
     document.events = m_events;
     document.nonObjectEvents = m_nonObjectEvents;
+    document.scalarEvents = m_scalarEvents;
     document.unreadableEvents = m_unreadableEvents;
     document.captures = &m_captures;
     for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)

@@ -212,6 +212,7 @@ void TraceReader::parseBatch(Batch &batch, size_t first, size_t last)
                 } else {
                     ++m_events;
                     ++m_nonObjectEvents;
+                    m_scalarEvents += span.first != '[';
                 }
                 ++index;
             }
@@ -233,6 +234,7 @@ void TraceReader::parseOneEvent(const Batch &batch, const EventSpan &span)
     if (span.first != '{') {
         ++m_events;
         ++m_nonObjectEvents;
+        m_scalarEvents += span.first != '[';
         return;
     }
     const size_t length = size_t(span.end - span.begin);

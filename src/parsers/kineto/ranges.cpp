@@ -291,6 +291,7 @@ void TraceReader::absorb(TraceReader &range)
 {
     m_events += range.m_events;
     m_nonObjectEvents += range.m_nonObjectEvents;
+    m_scalarEvents += range.m_scalarEvents;
     m_unreadableEvents += range.m_unreadableEvents;
     // The range's consumers were made by the same makers, in the same order.
     for (size_t i = 0; i < m_consumers.size(); ++i)

@@ -205,6 +205,7 @@ private:
     // Counts of the core; the readings are the consumers'.
     qint64 m_events = 0;
     qint64 m_nonObjectEvents = 0;
+    qint64 m_scalarEvents = 0;  ///< of those, numbers, strings, true/false/null (not lists)
     qint64 m_unreadableEvents = 0;
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
     qint64 m_duplicatedEvents = 0;       // events with a member twice (Python keeps the last)

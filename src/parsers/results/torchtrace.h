@@ -36,6 +36,7 @@ struct TorchTrace {
     bool referenceFileFound = false;
     qint64 eventCount = 0;   ///< trace events seen
     qint64 nonObjectEvents = 0;  ///< entries of traceEvents that are no JSON object (numbers, strings, null, lists)
+    qint64 scalarEvents = 0;     ///< of those, the scalars: numbers, strings, true, false, null
     int parallelRanges = 0;  ///< byte ranges read on other threads and counted (0: one pass)
     bool cancelled = false;
     /// The GPU timeline of the trace's own device events: files[0] is the file read above (when

@@ -64,6 +64,7 @@ void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &o
     info.rowsRead = document.events;
     info.rowsSkipped = document.nonObjectEvents + document.unreadableEvents + m_badTimeEvents;
     out.nonObjectEvents = document.nonObjectEvents;
+    out.scalarEvents = document.scalarEvents;
     const bool hasBaseTime = document.rootKeys.contains(QStringLiteral("baseTimeNanoseconds"));
     if (document.root == DocumentRoot::Unknown || document.root == DocumentRoot::Scalar)
         info.dialect = QStringLiteral("not a trace");
