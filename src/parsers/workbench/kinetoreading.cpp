@@ -251,6 +251,16 @@ void KinetoConsumer::finishReading(const KinetoDocument &document, TorchTrace &o
         // first (the model's step plan, docs/steps.md).
         std::sort(m_optimizerStepWindows.begin(), m_optimizerStepWindows.end(),
                   [](const Interval &x, const Interval &y) { return x.end < y.end; });
+        // One optimizer step may be written twice, as an annotation and as the operator inside it
+        // (both named Optimizer.step#…): overlapping windows are one step, ending at the later end.
+        Intervals oneEach;
+        for (const Interval &w : m_optimizerStepWindows) {
+            if (!oneEach.empty() && w.begin < oneEach.back().end)
+                oneEach.back().end = std::max(oneEach.back().end, w.end);
+            else
+                oneEach.push_back(w);
+        }
+        m_optimizerStepWindows = std::move(oneEach);
         for (std::size_t k = 1; k < m_optimizerStepWindows.size(); ++k) {
             const Interval cut{m_optimizerStepWindows[k - 1].end, m_optimizerStepWindows[k].end};
             if (cut.end <= cut.begin)
