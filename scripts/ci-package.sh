@@ -72,6 +72,9 @@ echo "${binary#"$work"/extracted}:"
 # Only the libraries the binary itself names (DT_NEEDED); theirs are their packages' business.
 for soname in $(readelf -d "$binary" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p'); do
     path=$(ldd "$binary" | awk -v so="$soname" '$1 == so && $2 == "=>" {print $3}')
+    # The dynamic loader is listed by its path alone ("/lib64/ld-linux-x86-64.so.2 (0x…)"); a binary
+    # names it when thread_local storage in position-independent code asks for __tls_get_addr.
+    [ -n "$path" ] || path=$(ldd "$binary" | awk -v so="$soname" '$2 != "=>" && $1 ~ ("/" so "$") {print $1}')
     [ -n "$path" ] || { echo "  $soname: not found by the dynamic linker"; missing=1; continue; }
     pkg=$(owner "$path" | head -n1 | cut -d: -f1)
     if [ -z "$pkg" ]; then
