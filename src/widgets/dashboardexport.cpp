@@ -2,10 +2,12 @@
 
 #include "budgetchart.h"
 #include "budgetformula.h"
+#include "chrometraceexport.h"
 #include "commandline.h"
 #include "exportpainting.h"
 #include "formatting.h"
 #include "plotstyle.h"
+#include "redaction.h"
 #include "report.h"
 #include "telemetryplot.h"
 #include "thresholds.h"
@@ -54,15 +56,18 @@ int drawLine(RecordingPainter &p, const QRect &rect, const QString &text, const 
 {
     p.setFont(font);
     const QFontMetrics fm(font);
-    const QString shown = fm.elidedText(text, elide, rect.width());
+    // Every string on the image passes the export redaction: run names, kernel names and the command
+    // footer come from the user's files and paths.
+    const QString shown = fm.elidedText(redactSecrets(text), elide, rect.width());
     p.drawText(rect.x(), rect.y(), rect.width(), fm.height(), int(align | Qt::AlignVCenter), shown);
     p.record(shown);
     return fm.height();
 }
 
 /// Draws `text` word-wrapped in `width` from `top`; returns the height used.
-int drawWrapped(RecordingPainter &p, int x, int top, int width, const QString &text, const QFont &font)
+int drawWrapped(RecordingPainter &p, int x, int top, int width, const QString &rawText, const QFont &font)
 {
+    const QString text = redactSecrets(rawText);
     p.setFont(font);
     const QRect used = QFontMetrics(font).boundingRect(QRect(x, top, width, 10000), Qt::TextWordWrap, text);
     p.drawText(QRect(x, top, width, used.height()), int(Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap), text);
@@ -345,19 +350,37 @@ bool renderDashboardPng(const RunAnalysis &run, HeuristicsProfile profile, const
     return renderDashboardPng(run, deriveResults(run, profile, thresholds), path, error);
 }
 
+/// The workbench never writes into a run folder, whichever window or command asks.
+static bool refuseRunFolderPath(const RunAnalysis &run, const QString &path, QString *error)
+{
+    if (!isInsideRunFolder(path, run.runDir))
+        return false;
+    if (error)
+        *error = QStringLiteral("%1 is inside the run folder %2; the workbench never writes into a run folder, "
+                                "choose another place")
+                     .arg(path, run.runDir);
+    return true;
+}
+
 bool renderDashboardPng(const RunAnalysis &run, const Derived &derived, const QString &path, QString *error)
 {
+    if (refuseRunFolderPath(run, path, error))
+        return false;
     return writePngImage(renderDashboardImage(run, derived, kDashboardPixelRatio), path, error);
 }
 
 bool exportReportJson(const RunAnalysis &run, const Derived &derived, const QString &path, QString *error)
 {
+    if (refuseRunFolderPath(run, path, error))
+        return false;
     return writeReportJson(buildReport(run, derived), path, error);
 }
 
 bool exportReportJson(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
                       const QString &path, QString *error)
 {
+    if (refuseRunFolderPath(run, path, error))
+        return false;
     return writeReportJson(buildReport(run, profile, thresholds), path, error);
 }
 

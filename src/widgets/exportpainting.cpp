@@ -1,6 +1,7 @@
 #include "exportpainting.h"
 
 #include "exportfile.h"
+#include "redaction.h"
 
 #include <QFontMetrics>
 #include <QIODevice>
@@ -13,7 +14,8 @@ namespace {
 
 QString footerText(const QStringList &command)
 {
-    return QStringLiteral("Reproduce with: ") + shellCommandText(command);
+    // A path or argument may carry a token; the image is an export like any other.
+    return QStringLiteral("Reproduce with: ") + redactSecrets(shellCommandText(command));
 }
 
 constexpr int kFooterFlags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWrapAnywhere;

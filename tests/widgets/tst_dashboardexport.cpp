@@ -12,7 +12,9 @@
 #include "windowfixture.h"
 #include "workbenchsession.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QJsonDocument>
 #include <QProcess>
@@ -52,6 +54,9 @@ private slots:
     void pngOfLoadedRun();
     void pngFollowsThresholds();
     void pngUnwritablePathFails();
+    void exportsRefuseTheRunFolder_data();
+    void exportsRefuseTheRunFolder();
+    void pngTextIsRedacted();
     void jsonIsTheReportOfTheCurrentThresholds();
     void jsonEqualsTheReportCommand();
     void exportWritesTheLiveMetricsItIsGiven();
@@ -110,6 +115,60 @@ void TestDashboardExport::pngUnwritablePathFails()
     const QString path = QStringLiteral("/nonexistent-folder/dashboard.png");
     QVERIFY(!renderDashboardPng(*run, HeuristicsProfile::Workbench, Thresholds{}, path, &error));
     QVERIFY2(error.contains(path), qPrintable(error));
+}
+
+void TestDashboardExport::exportsRefuseTheRunFolder_data()
+{
+    QTest::addColumn<bool>("png");
+    QTest::addColumn<QString>("relativePath");
+    QTest::newRow("png in the folder") << true << QStringLiteral("dashboard.png");
+    QTest::newRow("json in the folder") << false << QStringLiteral("report.json");
+    QTest::newRow("png in a subfolder") << true << QStringLiteral("sub/dashboard.png");
+    QTest::newRow("json in a subfolder") << false << QStringLiteral("sub/report.json");
+}
+
+/// The window's Export PNG/JSON write through these functions: a path inside the run folder is
+/// refused with a message naming both, and nothing is written there.
+void TestDashboardExport::exportsRefuseTheRunFolder()
+{
+    QFETCH(bool, png);
+    QFETCH(QString, relativePath);
+    QTemporaryDir runDir;
+    QVERIFY(QDir(runDir.path()).mkpath(QStringLiteral("sub")));
+    auto run = test::makeFakeRun();
+    run->runDir = runDir.path();
+    run->runDirAsGiven = runDir.path();
+    const QString path = QDir(runDir.path()).filePath(relativePath);
+    QString error;
+    const bool written = png ? renderDashboardPng(*run, HeuristicsProfile::Workbench, Thresholds{}, path, &error)
+                             : exportReportJson(*run, HeuristicsProfile::Workbench, Thresholds{}, path, &error);
+    QVERIFY(!written);
+    QVERIFY2(error.contains(QStringLiteral("never writes into a run folder")), qPrintable(error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(path));
+    // Beside the folder is fine.
+    QTemporaryDir elsewhere;
+    const QString outside = elsewhere.filePath(QFileInfo(relativePath).fileName());
+    QVERIFY2(png ? renderDashboardPng(*run, HeuristicsProfile::Workbench, Thresholds{}, outside, &error)
+                 : exportReportJson(*run, HeuristicsProfile::Workbench, Thresholds{}, outside, &error),
+             qPrintable(error));
+}
+
+/// Text on the PNG passes the export redaction like the JSON: a token in the run's name never
+/// reaches the image.
+void TestDashboardExport::pngTextIsRedacted()
+{
+    const QString token = QStringLiteral("hf_abcdefghijklmnopqrstuvwxyzABCDEF12");
+    const auto run = test::makeFakeRun(QStringLiteral("run-") + token);
+    QStringList painted;
+    renderDashboardImage(*run, HeuristicsProfile::Workbench, Thresholds{}, 1.0, &painted);
+    QVERIFY(!painted.isEmpty());
+    bool namedTheRun = false;
+    for (const QString &line : painted) {
+        QVERIFY2(!line.contains(token), qPrintable(line));
+        namedTheRun = namedTheRun || line.contains(QStringLiteral("Goblin Workbench — run-"));
+    }
+    QVERIFY(namedTheRun);
 }
 
 void TestDashboardExport::jsonIsTheReportOfTheCurrentThresholds()
