@@ -574,6 +574,7 @@ def kineto_gz_clean(folder):
 
 
 DUP_JSON_WARNING = r'has the member "%s" more than once: the last value is used, as Python\'s json does'
+DUP_ARGS_WARNING = r'has the args member "%s" more than once: the workbench reads the first value'
 DUP_COLUMN_WARNING = r'names the column "%s" \d times \(columns [\d, ]+\): the last one'
 DUP_ROCPROF_WARNING = r'record at line \d+, column \d+ has the member "%s" more than once: the last value is used'
 
@@ -590,10 +591,11 @@ def cases():
     build, clean = dup_kineto("cat", "kernel", "cpu_op", where="cuda_runtime")
     out.append(Case("kineto-duplicate-cat", "duplicate", build, warnings=[DUP_JSON_WARNING % "cat"], same_as=clean,
                     profiles=("workbench", "reference")))
-    # A member of args twice: every reader of args takes the first (not reported: see batch.h).
+    # A member of args twice: every reader of args takes the first, and a warning says so (batch.h).
     build, _ = dup_kineto("args.device", 0, 5)
     _, first_only = dup_kineto("args.device", 0, 0)
-    out.append(Case("kineto-duplicate-args-device", "duplicate", build, same_as=first_only))
+    out.append(Case("kineto-duplicate-args-device", "duplicate", build, same_as=first_only,
+                    warnings=[DUP_ARGS_WARNING % "device"]))
     out.append(Case("kineto-gz-duplicate-dur", "duplicate", kineto_gz_dup, warnings=[DUP_JSON_WARNING % "dur"],
                     same_as=kineto_gz_clean, profiles=("workbench", "reference")))
 

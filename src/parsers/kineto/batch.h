@@ -54,8 +54,10 @@ constexpr int kTidKey = 7;
 /// Members of an event's args that several readers need (GPU events' correlation, graph id,
 /// device and stream; ops' input shapes): where JsonScanner scanned the event whole it located
 /// them on the way, else each reader searches the args itself. The first occurrence counts, on
-/// both paths alike. A repeated one is not reported: the simdjson path would have to search every
-/// event's args for it, and a diagnostic may not depend on which path read the event.
+/// both paths alike (the readers stop at it; Kineto writes each once), unlike the event's own
+/// members, where the last wins as in Python. A repeated one is said in a warning: where the
+/// scanner met it, the event's args are left to the readers' own search, which finds it
+/// (repeatedArgKeys() in gpuevents.h), so the warning does not depend on which path read the event.
 constexpr int kArgKeyCount = 5;
 constexpr std::string_view kArgKeys[kArgKeyCount] = {"correlation", "graph id", "Input Dims", "device", "stream"};
 enum ArgKey { kArgCorrelation, kArgGraphId, kArgInputDims, kArgDevice, kArgStream };

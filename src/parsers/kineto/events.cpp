@@ -1,5 +1,6 @@
 // One trace event: its seven members collected (from simdjson, or located by JsonScanner), typed
 // once as json.loads types them, and handed to every consumer in document order.
+#include "kineto/gpuevents.h"
 #include "kineto/tracereader.h"
 
 #include "syntax/jsontoken.h"
@@ -126,6 +127,15 @@ void TraceReader::applyEvent(const EventFields &fields, const EventSpan &span)
     ++m_events;
     if (fields.duplicated != 0) [[unlikely]]
         noteDuplicatedMember(fields, span);
+    // Args the scanner did not locate members in (or met a repeated one in: see kArgKeys) are
+    // searched here for a repeated member, which the readers resolve to the first.
+    if (!fields.argsScanned && (fields.have & (1u << kArgsKey))) {
+        const std::string_view args = fields.token[kArgsKey];
+        if (!args.empty() && args[0] == '{') {
+            if (const quint8 repeated = repeatedArgKeys(args)) [[unlikely]]
+                noteDuplicatedArg(repeated, span);
+        }
+    }
     for (const std::unique_ptr<EventConsumer> &consumer : m_consumers)
         consumer->onEvent(event);
 }
@@ -146,8 +156,28 @@ void TraceReader::noteDuplicatedMember(const EventFields &fields, const EventSpa
                                      .arg(QLatin1String(key.data(), qsizetype(key.size())))});
 }
 
+void TraceReader::noteDuplicatedArg(quint8 repeated, const EventSpan &span)
+{
+    if (m_duplicatedArgEvents++ > 0)
+        return;
+    const std::string_view key = kArgKeys[__builtin_ctz(repeated)];
+    m_duplicateArgWarning = m_out.diagnostics.size();
+    m_out.diagnostics.push_back(
+        {Severity::Warning, m_name, span.line,
+         QStringLiteral("the event at line %1 (byte %2) has the args member \"%3\" more than once: the workbench "
+                        "reads the first value (its readers stop at the member, which Kineto writes once), where "
+                        "Python's json would keep the last; the reference profile reads no args")
+             .arg(span.line)
+             .arg(span.begin)
+             .arg(QLatin1String(key.data(), qsizetype(key.size())))});
+}
+
 void TraceReader::finishDuplicatedMembers()
 {
+    if (m_duplicatedArgEvents > 1 && m_duplicateArgWarning >= 0 &&
+        size_t(m_duplicateArgWarning) < m_out.diagnostics.size())
+        m_out.diagnostics[m_duplicateArgWarning].message +=
+            QStringLiteral("; %1 events in all repeat an args member").arg(m_duplicatedArgEvents);
     if (m_duplicatedEvents > 1 && m_duplicateWarning >= 0 && size_t(m_duplicateWarning) < m_out.diagnostics.size())
         m_out.diagnostics[m_duplicateWarning].message +=
             QStringLiteral("; %1 events in all have a member more than once").arg(m_duplicatedEvents);

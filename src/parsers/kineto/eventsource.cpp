@@ -163,7 +163,10 @@ void TraceReader::valueEnd(int depth, qint64 endOffset, bool sawBackslash)
                 tokens.begin[k] = quint32(members->begin[k] - m_current.begin);
                 tokens.length[k] = quint32(members->end[k] - members->begin[k]);
             }
-            tokens.argsScanned = members->nestedScanned && (members->have & (1u << kArgsKey));
+            // Args that repeat a located member are searched by the readers themselves, where the
+            // repetition is found and said (EventFields::argDuplicated), on both paths alike.
+            tokens.argsScanned = members->nestedScanned && !members->nestedDuplicated &&
+                                 (members->have & (1u << kArgsKey));
             tokens.argHave = 0;
             if (tokens.argsScanned) {
                 const qint64 argsBegin = members->begin[kArgsKey];

@@ -1,5 +1,7 @@
 #include "gpuevents.h"
 
+#include "batch.h"
+
 #include "kernels/namepool.h"
 #include "syntax/jsonscanner.h"
 
@@ -157,6 +159,47 @@ DeviceStream readDeviceStream(std::string_view args)
         want = -1;
     }
     return out;
+}
+
+quint8 repeatedArgKeys(std::string_view args)
+{
+    const char *p = args.data();
+    const char *const end = p + args.size();
+    if (p == end || *p != '{')
+        return 0;
+    ++p;
+    int depth = 1;
+    bool expectKey = true;
+    quint8 seen = 0, repeated = 0;
+    while (p < end && depth > 0) {
+        const char c = *p;
+        if (c == '"') {
+            const char *body = p + 1;
+            bool escaped = false;
+            p = skipString(body, end, &escaped);
+            if (depth == 1 && expectKey) {
+                const std::string_view text(body, size_t(std::max<std::ptrdiff_t>(0, p - 1 - body)));
+                const std::string unescaped = escaped ? JsonScanner::unescape(text) : std::string();
+                const std::string_view key = escaped ? std::string_view(unescaped) : text;
+                for (int k = 0; k < kArgKeyCount; ++k)
+                    if (key == kArgKeys[k]) {
+                        repeated |= quint8(seen & (1u << k));
+                        seen |= quint8(1u << k);
+                        break;
+                    }
+                expectKey = false;
+            }
+            continue;
+        }
+        if (c == ',')
+            expectKey = depth == 1;
+        else if (c == '{' || c == '[')
+            ++depth;
+        else if (c == '}' || c == ']')
+            --depth;
+        ++p;
+    }
+    return repeated;
 }
 
 std::optional<int> rankFromDistributedInfo(std::string_view json)

@@ -31,6 +31,11 @@ struct DeviceStream {
 };
 DeviceStream readDeviceStream(std::string_view args);
 
+/// Which of the located args members (kArgKeys in batch.h: bit i for kArgKeys[i]) occur more than
+/// once at the top level of `args` (as for readDeviceStream()). Run only for events whose args the
+/// scanner did not locate, or where it met a repeated member.
+quint8 repeatedArgKeys(std::string_view args);
+
 /// The integer an args member's raw token holds: a number without fraction or exponent, or a
 /// string holding one (escapes resolved); nullopt for anything else.
 std::optional<qint64> argInteger(std::string_view token);

@@ -133,6 +133,7 @@ private:
     // that applies the events, in document order).
     void noteDuplicatedMember(const EventFields &fields, const EventSpan &span);
     // The count of such events, added to that warning once the events are read.
+    void noteDuplicatedArg(quint8 repeated, const EventSpan &span);
     void finishDuplicatedMembers();
     void flushCaptures(qint64 upTo);
     // The end of a round: hands the finished events on and keeps the unfinished bytes.
@@ -210,6 +211,8 @@ private:
     std::string m_nameText, m_catText, m_phText;  // unescaped copies, rare
     qint64 m_duplicatedEvents = 0;       // events with a member twice (Python keeps the last)
     qsizetype m_duplicateWarning = -1;   // its warning in m_out.diagnostics
+    qint64 m_duplicatedArgEvents = 0;    // events whose args repeat a located member (first wins)
+    qsizetype m_duplicateArgWarning = -1;
     // The event being applied; a member so that its 7 tokens are not zeroed for every event.
     EventFields m_fields;
     std::span<const ConsumerMaker> m_makers;

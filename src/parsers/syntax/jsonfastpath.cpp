@@ -38,6 +38,7 @@ const char *JsonScanner::fastContainer(const char *p, const char *end, const cha
     captured.have = 0;
     captured.duplicated = 0;
     captured.nestedHave = 0;
+    captured.nestedDuplicated = 0;
     captured.nestedScanned = false;
     const char *keyStart = nullptr;
     qint64 escapesAtKey = 0;
@@ -149,8 +150,10 @@ afterKey:
                         break;
                     }
             }
-            if (pendingNested >= 0 && (captured.nestedHave & (1u << pendingNested)))
+            if (pendingNested >= 0 && (captured.nestedHave & (1u << pendingNested))) {
+                captured.nestedDuplicated |= quint8(1u << pendingNested);
                 pendingNested = -1;  // the first occurrence counts
+            }
         }
     }
     GOBLIN_FAST_WS
@@ -173,6 +176,7 @@ value:
         }
         if (pendingField == m_nestedParent) {  // (a later duplicate replaces the members found)
             captured.nestedHave = 0;
+            captured.nestedDuplicated = 0;
             captured.nestedScanned = *p == '{';
             nestedDepth = *p == '{' ? 2 : 0;
         }

@@ -111,6 +111,8 @@ public:
         /// bit i: the member nestedKeys[i] was found in the object that is the value of
         /// keys[nestedParent], at its top level; the first occurrence counts.
         quint8 nestedHave = 0;
+        /// bit i: nestedKeys[i] occurred more than once there (its later values are not located).
+        quint8 nestedDuplicated = 0;
         /// That object was scanned for them, so a member not in nestedHave is not there. False
         /// when the value is no object or one of its keys has escapes (keys are compared raw).
         bool nestedScanned = false;

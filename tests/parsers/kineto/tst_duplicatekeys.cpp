@@ -180,7 +180,7 @@ private slots:
                                            << 0x0c << QByteArray("2");
         QTest::newRow("args twice") << QByteArray(R"([{"args": {"device": 1}, "dur": 2, "args": {"device": 0}}])")
                                     << 0x20 << QByteArray("2");
-        QTest::newRow("device twice in args: nested, not counted")
+        QTest::newRow("device twice in args: nested, not an event member")
             << QByteArray(R"([{"dur": 2, "args": {"device": 1, "device": 0}}])") << 0 << QByteArray("2");
         QTest::newRow("same key in a nested object is no duplicate")
             << QByteArray(R"([{"dur": 2, "args": {"x": {"dur": 5}}}])") << 0 << QByteArray("2");
@@ -269,19 +269,61 @@ private slots:
     }
 
     // A member of "args" twice: every reader of args takes the first value, on every path, so
-    // the kernel is placed on the first "device"; not reported (a search of every event's args).
+    // the kernel stays on the first "device"; one warning per file says so, whichever path read it.
+    void argsMemberTwiceReadsTheFirst_data()
+    {
+        QTest::addColumn<QByteArray>("clean");
+        QTest::addColumn<QByteArray>("repeated");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("chunkBytes");
+        QTest::addColumn<int>("rangeBytes");
+        const struct {
+            const char *key, *clean, *repeated;
+        } members[] = {
+            {"device", R"("device": 0)", R"("device": 0, "device": 5)"},
+            {"stream", R"("stream": 7)", R"("stream": 7, "stream": 3)"},
+            {"device", R"("device": 0)", R"("d\u0065vice": 0, "device": 5)"},  // an escaped first key
+            {"correlation", R"("stream": 7)", R"("stream": 7, "correlation": 1, "correlation": 2)"},
+        };
+        const struct {
+            const char *name;
+            int chunk, range;
+        } plans[] = {{"one pass", 2 << 20, 0}, {"61-byte chunks", 61, 0}, {"ranges", 4096, 600}};
+        for (const auto &m : members)
+            for (const auto &p : plans)
+                QTest::addRow("%s, %s", m.repeated, p.name) << QByteArray(m.clean) << QByteArray(m.repeated)
+                                                             << QString::fromLatin1(m.key) << p.chunk << p.range;
+    }
     void argsMemberTwiceReadsTheFirst()
     {
-        const QByteArray dup = kinetoDocument([](int i, const QByteArray &text) {
-            return i == 2 ? QByteArray(text).replace(R"("device": 0)", R"("device": 0, "device": 5)") : text;
+        QFETCH(QByteArray, clean);
+        QFETCH(QByteArray, repeated);
+        QFETCH(QString, key);
+        QFETCH(int, chunkBytes);
+        QFETCH(int, rangeBytes);
+        int touched = 0;
+        // Every kernel (the events holding args).
+        const QByteArray dup = kinetoDocument([&](int, const QByteArray &text) {
+            if (!text.contains(clean))
+                return text;
+            ++touched;
+            return QByteArray(text).replace(clean, repeated);
         });
-        for (const size_t chunk : {size_t(2) << 20, size_t(61)}) {
-            const TorchReadPlan plan{chunk, 0};
-            const TorchTrace got = parseTorchTraceBytes(dup, QStringLiteral("torch_profile.json"), {}, plan);
-            const TorchTrace want = parseTorchTraceBytes(kinetoDocument(), QStringLiteral("torch_profile.json"), {}, plan);
-            QCOMPARE(numbers(got), numbers(want));
-            QVERIFY(matching(got.diagnostics, QStringLiteral("more than once")).isEmpty());
-        }
+        const TorchReadPlan plan{size_t(chunkBytes), rangeBytes};
+        const TorchTrace got = parseTorchTraceBytes(dup, QStringLiteral("torch_profile.json"), {}, plan);
+        const TorchTrace want = parseTorchTraceBytes(kinetoDocument(), QStringLiteral("torch_profile.json"), {}, plan);
+        QCOMPARE(numbers(got), numbers(want));
+        const auto warnings =
+            matching(got.diagnostics, QStringLiteral("has the args member \"%1\" more than once").arg(key));
+        QVERIFY2(warnings.size() == 1, qPrintable(allDiagnostics(got.diagnostics)));
+        const Diagnostic &d = *warnings.front();
+        QCOMPARE(d.severity, Severity::Warning);
+        QCOMPARE(d.file, QStringLiteral("torch_profile.json"));
+        QCOMPARE(d.line, qint64(4));
+        QVERIFY(d.message.contains(QStringLiteral("the workbench reads the first value")));
+        QVERIFY2(d.message.endsWith(QStringLiteral("; %1 events in all repeat an args member").arg(touched)),
+                 qPrintable(d.message));
+        QVERIFY(matching(want.diagnostics, QStringLiteral("more than once")).isEmpty());
     }
 
     // The run fixture: every file with keys or columns twice; the reference equals the oracle
