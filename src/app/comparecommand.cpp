@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 #include "compare.h"
+#include "regressiongate.h"
 #include "reportcommand.h"
 
 #ifdef GOBLIN_HAVE_GUI
@@ -12,6 +13,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
 #include <QTextStream>
@@ -98,6 +100,14 @@ int runCompareCommand(const QStringList &arguments)
          QStringLiteral("FILE")},
         {QStringLiteral("baseline"), QStringLiteral("Index of the baseline run among the RUN_DIRs (default 0, the first)."),
          QStringLiteral("N"), QStringLiteral("0")},
+        {QStringLiteral("fail-if"),
+         QStringLiteral("Regression gate (repeatable): METRIC>+X% fails when METRIC rose by more than X % of the "
+                        "baseline's value, METRIC<-X% when it fell; METRIC is a budget bucket (useful_gpu, data_wait, "
+                        "host_gap, collective_comm, memory_headroom, precision_path, kernel_shape, unattributed), "
+                        "step_time or gpu_util. A change within the run-to-run noise of the steps is not a "
+                        "regression; runs that are not comparable (GPU model, op set, step plan) are not judged. "
+                        "Exit 3 on a regression; the verdict is under \"gate\" in the JSON and on stderr."),
+         QStringLiteral("RULE")},
     });
     addThresholdOptions(parser);
     if (!parser.parse(QStringList{QStringLiteral("goblin-workbench compare")} + arguments))
@@ -120,6 +130,13 @@ int runCompareCommand(const QStringList &arguments)
     QString problem;
     if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
         return commandUsageError(name, problem);
+    std::vector<FailIfRule> rules;
+    for (const QString &text : parser.values(QStringLiteral("fail-if"))) {
+        const std::optional<FailIfRule> rule = parseFailIfRule(text, &problem);
+        if (!rule)
+            return commandUsageError(name, problem);
+        rules.push_back(*rule);
+    }
     QString jsonPath = parser.value(QStringLiteral("json"));
     const QString pngPath = parser.value(QStringLiteral("png"));
     if (jsonPath.isEmpty() && pngPath.isEmpty())
@@ -170,7 +187,35 @@ int runCompareCommand(const QStringList &arguments)
     }
     const QStringList command = reproducingCommand(name, absolute, profile, thresholds,
                                                    {QStringLiteral("--baseline"), QString::number(baseline)});
-    const QJsonObject out = compareRuns(runs, profile, thresholds, baseline, command);
+    QJsonObject out = compareRuns(runs, profile, thresholds, baseline, command);
+    bool regression = false;
+    if (!rules.empty()) {
+        // Each run against the baseline, judged on the reports the comparison holds.
+        const QJsonArray reports = out[QLatin1String("runs")].toArray();
+        const QJsonObject base = reports.at(baseline).toObject();
+        const auto runName = [](const QJsonObject &report) {
+            return report[QLatin1String("run")][QLatin1String("name")].toString();
+        };
+        QJsonArray gates;
+        bool judgedAll = true;
+        for (qsizetype i = 0; i < reports.size(); ++i) {
+            if (i == baseline)
+                continue;
+            const QJsonObject report = reports.at(i).toObject();
+            QJsonObject gate = judgeRegression(base, report, rules);
+            gate[QLatin1String("run")] = int(i);
+            regression = regression || gate[QLatin1String("verdict")].toString() == QLatin1String("regression");
+            judgedAll = judgedAll && gate[QLatin1String("verdict")].toString() != QLatin1String("not_comparable");
+            for (const QString &line : regressionSummary(gate, runName(base), runName(report)).split(QLatin1Char('\n')))
+                QTextStream(stderr) << "goblin-workbench compare: " << line << "\n";
+            gates.append(gate);
+        }
+        out[QLatin1String("gate")] = QJsonObject{
+            {QStringLiteral("verdict"), regression   ? QStringLiteral("regression")
+                                        : judgedAll ? QStringLiteral("pass")
+                                                    : QStringLiteral("not_comparable")},
+            {QStringLiteral("runs"), gates}};
+    }
     QString error;
     if (!jsonPath.isEmpty() && !writeCommandOutput(QJsonDocument(out).toJson(QJsonDocument::Indented), jsonPath, &error)) {
         QTextStream(stderr) << "goblin-workbench compare: cannot write the JSON: " << error << "\n";
@@ -182,7 +227,7 @@ int runCompareCommand(const QStringList &arguments)
         return CommandUnreadable;
     }
 #endif
-    return CommandOk;
+    return regression ? CommandRegression : CommandOk;
 }
 
 } // namespace goblin

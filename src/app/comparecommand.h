@@ -10,7 +10,7 @@ namespace goblin {
 
 /// Exit codes of compare, sweep and table (as report's): 0 ok, 1 a run folder or output could not
 /// be read or written, 2 usage.
-enum CommandExit { CommandOk = 0, CommandUnreadable = 1, CommandUsageError = 2 };
+enum CommandExit { CommandOk = 0, CommandUnreadable = 1, CommandUsageError = 2, CommandRegression = 3 };
 
 int runCompareCommand(const QStringList &arguments);
 
