@@ -1,6 +1,7 @@
 // The run's devices, decided once at load: each device's model and memory from the files
 // themselves (deviceProperties, Nsight's TARGET_INFO_GPU, telemetry totals), then the shipped
-// table of GPU names (resources/gpus.json), and the one capacity the budget uses.
+// table of GPU names (resources/gpus.json; the telemetry logs' GPU names too), and the one
+// capacity the budget uses.
 #include "decidefacts.h"
 
 #include "formatting.h"
@@ -88,16 +89,25 @@ void addFileDevices(const GpuTimeline &timeline, std::vector<DeviceFact> &out)
     }
 }
 
-/// Telemetry's total, as the devices' memory where no file gave one: measured from a column,
-/// estimated when the reader took it from the GPU name.
+/// Telemetry's total column, as the devices' memory where no file gave one.
 void fromTelemetry(DeviceFact &d, const SmiTelemetry &smi)
 {
     if (d.memoryGb || !smi.hbmTotalGb)
         return;
     d.memoryGb = *smi.hbmTotalGb;
-    d.memoryState = smi.hbmTotalSource.startsWith(QLatin1String("from the GPU name")) ? ValueState::Estimated
-                                                                                      : ValueState::Measured;
+    d.memoryState = ValueState::Measured;
     d.memorySource = QStringLiteral("total memory in %1, %2").arg(smi.file.relativePath, smi.hbmTotalSource);
+}
+
+/// The GPU name a telemetry log writes for the device's place (GPU 0, 1, …), as its model where no
+/// file named it: the table then knows its memory.
+void modelFromTelemetry(DeviceFact &d, const SmiTelemetry &smi)
+{
+    if (!d.model.isEmpty() || d.gpu < 0)
+        return;
+    const auto it = smi.gpuNames.find(d.gpu);
+    if (it != smi.gpuNames.end())
+        d.model = it->second;
 }
 
 void fromTable(DeviceFact &d)
@@ -137,6 +147,7 @@ DeviceFacts decideDevices(const RunAnalysis &run)
         }
     for (DeviceFact &d : out.devices) {
         fromTelemetry(d, run.smi);
+        modelFromTelemetry(d, run.smi);
         fromTable(d);
         if (!d.memoryGb && d.memorySource.isEmpty())
             d.memorySource = d.model.isEmpty() ? QStringLiteral("nothing in the run names the device or its memory")
@@ -145,9 +156,10 @@ DeviceFacts decideDevices(const RunAnalysis &run)
                                                      .arg(d.model);
     }
 
-    // The one capacity: telemetry's total (its peak is measured against it), else the trace's own
-    // (the device whose [memory] events peaked, else the smallest listed), else any file's device
-    // memory, else a device's name in the table, else the reference's default.
+    // The one capacity: telemetry's total column (its peak is measured against it), else the
+    // trace's own (the device whose [memory] events peaked, else the smallest listed), else any
+    // file's device memory, else a device's name (a file's or telemetry's) in the table, else the
+    // reference's default.
     const auto take = [&](double gb, ValueState state, const QString &source) {
         out.capacityGb = gb;
         out.capacityState = state;
@@ -156,9 +168,7 @@ DeviceFacts decideDevices(const RunAnalysis &run)
     };
     const TraceMemoryFigures traceMemory = traceMemoryFigures(run.torch);
     if (run.smi.hbmTotalGb && inKnobRange(*run.smi.hbmTotalGb)) {
-        take(*run.smi.hbmTotalGb,
-             run.smi.hbmTotalSource.startsWith(QLatin1String("from the GPU name")) ? ValueState::Estimated
-                                                                                    : ValueState::Measured,
+        take(*run.smi.hbmTotalGb, ValueState::Measured,
              QStringLiteral("total memory in %1, %2").arg(run.smi.file.relativePath, run.smi.hbmTotalSource));
     } else if (traceMemory.capacityGb && inKnobRange(*traceMemory.capacityGb)) {
         take(*traceMemory.capacityGb, ValueState::Measured, traceMemory.capacitySource);

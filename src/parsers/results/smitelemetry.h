@@ -7,6 +7,7 @@
 
 #include <QString>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -88,10 +89,14 @@ struct SmiTelemetry {
     bool wallClockLocal = false;
     /// Resolution of the timestamps (s): 1 for amd-smi's whole Unix seconds, 0.001 for nvidia-smi.
     double timestampResolutionS = 0.0;
-    /// The GPUs' memory (GB, the largest of the GPUs) and where it comes from ("'memory.total
-    /// [MiB]' column", "from the GPU name 'NVIDIA H100 80GB HBM3'"); unset when unknown.
+    /// The GPUs' memory (GB, the largest of the GPUs) from a total column, and which ("'memory.total
+    /// [MiB]' column"); unset when the log has none.
     std::optional<double> hbmTotalGb;
     QString hbmTotalSource;
+    /// The GPU names the log writes (nvidia-smi's `name`, rocm-smi's `Card series`), by GPU. The
+    /// reader only reports them: what memory a name means is decided with the run's devices (the
+    /// one table of GPU models, analysis/devicefacts.cpp).
+    std::map<int, QString> gpuNames;
     /// The primary torch trace's wall clock (parseAmdSmi(inventory) looks it up), so that the
     /// analysis can place the samples on the trace's steps.
     TraceWallClock traceClock;

@@ -298,7 +298,8 @@ void LogBuilder::finish(double intervalS, const QString &noClockWhy)
                        .arg(mostly ? QStringLiteral(" (mostly N/A)") : QString()));
     }
 
-    // Total memory: a column, else the GPU's name.
+    // Total memory: a column. A log without one names its GPUs at most: the names are reported as
+    // the log writes them, and the run's devices decide what memory a name means (the one table).
     double total = NAN;
     for (const TelemetrySample &s : m_out.samples)
         if (!std::isnan(s.hbmTotalGb))
@@ -306,29 +307,10 @@ void LogBuilder::finish(double intervalS, const QString &noClockWhy)
     if (!std::isnan(total)) {
         m_out.hbmTotalGb = total;
         m_out.hbmTotalSource = totalWhy.isEmpty() ? QStringLiteral("'%1' column").arg(totalColumn) : totalWhy;
-    } else {
-        QStringList unknown;
-        for (const auto &[gpu, name] : gpuNames) {
-            const std::optional<GpuCapacity> cap = capacityFromGpuName(name);
-            if (!cap) {
-                unknown << name;
-                continue;
-            }
-            for (TelemetrySample &s : m_out.samples)
-                if (s.gpu == gpu)
-                    s.hbmTotalGb = cap->gb;
-            if (!m_out.hbmTotalGb || cap->gb > *m_out.hbmTotalGb) {
-                m_out.hbmTotalGb = cap->gb;
-                m_out.hbmTotalSource = QStringLiteral("from the GPU name '%1' (%2)").arg(name, cap->model);
-            }
-        }
-        unknown.removeDuplicates();
-        if (!m_out.hbmTotalGb && !unknown.isEmpty())
-            diag(Severity::Info, 0,
-                 QStringLiteral("no total-memory column, and the GPU name '%1' is not one whose memory is known (or "
-                                "it leaves the size open): the GPU memory is unknown")
-                     .arg(unknown.front()));
     }
+    for (const auto &[gpu, name] : gpuNames)
+        if (!name.isEmpty())
+            m_out.gpuNames[gpu] = name;
 
     markJobWindow(m_out, m_file);
     aggregateSamples(m_out);

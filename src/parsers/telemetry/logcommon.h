@@ -86,7 +86,7 @@ public:
 
     /// Turns the rows into samples: times relative to the first (or sample numbers × `intervalS`
     /// with `noClockWhy` as the reason), the job window, the aggregates, the total memory (from a
-    /// column, else from the GPU name), the columns table and the N/A summaries.
+    /// column; the GPU names as written), the columns table and the N/A summaries.
     void finish(double intervalS, const QString &noClockWhy);
 
     qint64 rows() const { return qint64(m_rows.size()); }

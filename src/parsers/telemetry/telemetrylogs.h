@@ -34,15 +34,6 @@ QString logKindTool(LogKind kind);
 /// "nvidia-smi-csv", "dcgmi-dmon", "rocm-smi-csv" (InputFileInfo::format).
 QString logKindFormat(LogKind kind);
 
-/// The memory of a GPU model from its marketing name, for logs that give no total: A100 40/80 GB,
-/// H100 80 GB, H200 141 GB, V100 16/32 GB, L40S 48 GB, MI210 64 GB, MI250X 128 GB, MI300X 192 GB,
-/// MI325X 256 GB. Names that leave the size open ("Tesla V100", "A100" without its size) give none.
-struct GpuCapacity {
-    double gb = 0.0;
-    QString model;  ///< "A100 80 GB"
-};
-std::optional<GpuCapacity> capacityFromGpuName(QStringView name);
-
 /// Reads one log of `kind` into `out` (samples, per-GPU times, aggregates, columns, diagnostics
 /// naming `file` and the line). `out.file.relativePath` should already name the file.
 void readTelemetryLog(LogKind kind, QByteArrayView bytes, const QString &file, SmiTelemetry &out);

@@ -129,50 +129,6 @@ QString logKindFormat(LogKind kind)
     return QStringLiteral("amd-smi-csv");
 }
 
-std::optional<GpuCapacity> capacityFromGpuName(QStringView name)
-{
-    // Squeezed lower case: "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb".
-    QString s;
-    for (const QChar c : name)
-        if (c.isLetterOrNumber())
-            s += c.toLower();
-    auto has = [&](const char *part) { return s.contains(QLatin1String(part)); };
-    // The size a name states (80gb, 40gb, 32gb, 16gb), for models sold in several sizes.
-    auto sized = [&](std::initializer_list<int> sizes) -> int {
-        for (int gb : sizes)
-            if (s.contains(QStringLiteral("%1gb").arg(gb)))
-                return gb;
-        return 0;
-    };
-    // Longer model names first: MI325X before MI300X is not needed (different digits), but
-    // MI250X must not be read as MI250 and H100 NVL is not an 80 GB part.
-    if (has("mi325x"))
-        return GpuCapacity{256.0, QStringLiteral("MI325X 256 GB")};
-    if (has("mi300x"))
-        return GpuCapacity{192.0, QStringLiteral("MI300X 192 GB")};
-    if (has("mi250x"))
-        return GpuCapacity{128.0, QStringLiteral("MI250X 128 GB")};
-    if (has("mi210"))
-        return GpuCapacity{64.0, QStringLiteral("MI210 64 GB")};
-    if (has("h200"))
-        return GpuCapacity{141.0, QStringLiteral("H200 141 GB")};
-    if (has("h100") && !has("nvl"))
-        return GpuCapacity{80.0, QStringLiteral("H100 80 GB")};
-    if (has("l40s"))
-        return GpuCapacity{48.0, QStringLiteral("L40S 48 GB")};
-    if (has("a100")) {
-        if (const int gb = sized({80, 40}))
-            return GpuCapacity{double(gb), QStringLiteral("A100 %1 GB").arg(gb)};
-        return std::nullopt;
-    }
-    if (has("v100")) {
-        if (const int gb = sized({32, 16}))
-            return GpuCapacity{double(gb), QStringLiteral("V100 %1 GB").arg(gb)};
-        return std::nullopt;
-    }
-    return std::nullopt;
-}
-
 void readTelemetryLog(LogKind kind, QByteArrayView bytes, const QString &file, SmiTelemetry &out)
 {
     out.tool = logKindTool(kind);

@@ -129,8 +129,8 @@ private slots:
         QTest::newRow("Nsight TARGET_INFO_GPU") << 1 << 141.0 << "measured" << true << "TARGET_INFO_GPU";
         // nvidia-smi's memory.total column.
         QTest::newRow("nvidia-smi memory.total") << 2 << 80.0 << "measured" << true << "memory.total";
-        // amd-smi / rocm-smi without a total: the telemetry reader took it from the GPU name.
-        QTest::newRow("telemetry GPU name") << 3 << 192.0 << "estimated" << true << "from the GPU name";
+        // rocm-smi / nvidia-smi without a total: the log's GPU name, in the one table.
+        QTest::newRow("telemetry GPU name") << 3 << 192.0 << "estimated" << true << "the GPU name 'AMD Instinct MI300X'";
         // deviceProperties naming a GPU but without totalGlobalMem: the table.
         QTest::newRow("name in the table (H200)") << 4 << 141.0 << "estimated" << true << "NVIDIA H200";
         QTest::newRow("name in the table (T4)") << 5 << 16.0 << "estimated" << true << "Tesla T4";
@@ -163,8 +163,7 @@ private slots:
             break;
         case 3:
             run.smi.gpuCount = 1;
-            run.smi.hbmTotalGb = 192.0;
-            run.smi.hbmTotalSource = QStringLiteral("from the GPU name 'AMD Instinct MI300X' (MI300X 192 GB)");
+            run.smi.gpuNames[0] = QStringLiteral("AMD Instinct MI300X");
             break;
         case 4:
             run.torch.timeline.files.push_back(describedFile(QStringLiteral("torch_profile"), {QStringLiteral("NVIDIA H200")}, {0}));

@@ -153,8 +153,12 @@ private slots:
         checkPlacedSteps(*run, QStringLiteral("expected_steps_nvsmi.csv"));
         QCOMPARE(run->smi.placement.zoneOffsetS, 7200.0);
         QVERIFY(run->smi.placement.how.contains(QLatin1String("UTC+02:00")));
-        // MI300X from the name: the capacity.
-        QCOMPARE(run->smi.hbmTotalGb.value_or(0), 192.0);
+        // The log has no total column, only the GPU's name, which the table would read as 192 GB
+        // (estimated); the trace's own deviceProperties (205822885888 bytes) come first, measured.
+        QVERIFY(!run->smi.hbmTotalGb);
+        QCOMPARE(run->smi.gpuNames.at(0), QStringLiteral("AMD Instinct MI300X"));
+        QCOMPARE(run->facts.devices.capacityGb, 205822885888.0 / double(1ll << 30));
+        QCOMPARE(run->facts.devices.capacityState, ValueState::Measured);
     }
 
     void stepsShorterThanTheStampResolution()

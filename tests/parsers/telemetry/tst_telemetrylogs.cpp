@@ -186,41 +186,14 @@ private slots:
                  qPrintable(allDiagnostics(t)));
     }
 
-    void capacityFromName()
+    /// A log without a total column only reports the GPU names it writes; what memory a name means
+    /// is the run's devices' decision (the one table, tst_runfactsdevicesprogram gpuTable).
+    void gpuNamesReportedNoCapacityGuessed()
     {
         const SmiTelemetry t = readLog(QStringLiteral("nvsmi_nounits_h100.csv"));
-        QCOMPARE(t.hbmTotalGb.value_or(0), 80.0);
-        QVERIFY2(t.hbmTotalSource.contains(QLatin1String("from the GPU name")), qPrintable(t.hbmTotalSource));
-        QVERIFY(t.hbmTotalSource.contains(QLatin1String("NVIDIA H100 80GB HBM3")));
-    }
-
-    void capacityTable_data()
-    {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<double>("gb");
-        QTest::newRow("A100 40") << "NVIDIA A100-SXM4-40GB" << 40.0;
-        QTest::newRow("A100 80") << "NVIDIA A100-SXM4-80GB" << 80.0;
-        QTest::newRow("A100 80 PCIe") << "NVIDIA A100 80GB PCIe" << 80.0;
-        QTest::newRow("A100, size open") << "NVIDIA A100" << 0.0;
-        QTest::newRow("H100") << "NVIDIA H100 80GB HBM3" << 80.0;
-        QTest::newRow("H100 NVL is not 80") << "NVIDIA H100 NVL" << 0.0;
-        QTest::newRow("H200") << "NVIDIA H200" << 141.0;
-        QTest::newRow("V100 16") << "Tesla V100-SXM2-16GB" << 16.0;
-        QTest::newRow("V100 32") << "Tesla V100-SXM2-32GB" << 32.0;
-        QTest::newRow("V100, size open") << "Tesla V100" << 0.0;
-        QTest::newRow("L40S") << "NVIDIA L40S" << 48.0;
-        QTest::newRow("MI300X") << "AMD Instinct MI300X" << 192.0;
-        QTest::newRow("MI325X") << "AMD Instinct MI325X" << 256.0;
-        QTest::newRow("MI250X") << "AMD Instinct MI250X" << 128.0;
-        QTest::newRow("MI210") << "AMD Instinct MI210" << 64.0;
-        QTest::newRow("unknown") << "NVIDIA GeForce RTX 4090" << 0.0;
-    }
-    void capacityTable()
-    {
-        QFETCH(QString, name);
-        QFETCH(double, gb);
-        const auto cap = telemetry::capacityFromGpuName(name);
-        QCOMPARE(cap ? cap->gb : 0.0, gb);
+        QVERIFY2(!t.hbmTotalGb, qPrintable(t.hbmTotalSource));
+        QVERIFY(!t.gpuNames.empty());
+        QCOMPARE(t.gpuNames.begin()->second, QStringLiteral("NVIDIA H100 80GB HBM3"));
     }
 
     void noheaderGuessesColumnsWithAWarning()
