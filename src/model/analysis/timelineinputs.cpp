@@ -80,38 +80,6 @@ void prepareTimelines(RunAnalysis &run)
     }
 }
 
-TimelineStepTime timelineStepTime(const RunAnalysis &run, const TorchReading &torch)
-{
-    TimelineStepTime out;
-    // The torch reading says "trace span…" only when it found no metadata and no CPU-lane step.
-    const bool measured = torch.stepTimeSeconds && torch.profilerSteps > 0;
-    const bool metadataOrSteps =
-        measured || (torch.stepTimeSeconds && !torch.stepTimeSource.startsWith(QLatin1String("trace span")));
-    if (metadataOrSteps)
-        return out;
-    qint64 sumNs = 0;
-    int windows = 0;
-    for (const TimelineAnalysis *a : {&run.torchTimeline, &run.kernelTimeline})
-        for (std::size_t fi = 0; fi < a->files.size(); ++fi) {
-            if (a->files[fi].hasCpuSteps || !a->files[fi].hasGpuSteps)
-                continue;
-            const GpuTimeline &tl = a == &run.torchTimeline ? run.torch.timeline : run.kernels.timeline;
-            for (const StepWindow &w : tl.files[fi].steps)
-                if (w.gpuLane && w.endNs > w.startNs) {
-                    sumNs += w.endNs - w.startNs;
-                    ++windows;
-                }
-        }
-    if (windows > 0) {
-        out.stepTimeS = double(sumNs) / double(windows) / 1e9;
-        out.source = QStringLiteral("mean of %1 step annotation(s) on the GPU lane (Optimizer.step / ProfilerStep)")
-                         .arg(windows);
-        return out;
-    }
-    out.canCutSpan = true;
-    return out;
-}
-
 std::optional<TimelineUtilisation> timelineUtilisation(const RunAnalysis &run)
 {
     const TimelineAnalysis *a = kernelSourceTimeline(run);

@@ -1,7 +1,6 @@
 #pragma once
 /// \file How the GPU timelines enter the workbench analysis: the kernel list of trace-only
-/// folders, the step time from GPU-lane annotations or the kernel span, and utilisation from
-/// the busy union when there is no telemetry. The reference profile never reads any of this.
+/// folders, and utilisation from the busy union when there is no telemetry. The reference profile never reads any of this.
 
 #include "runanalysis.h"
 
@@ -17,16 +16,6 @@ void prepareTimelines(RunAnalysis &run);
 /// The timeline whose kernels are the workbench's kernel list (the kernel trace's when it has
 /// kernels, else the torch trace's); nullptr when neither has kernels.
 const TimelineAnalysis *kernelSourceTimeline(const RunAnalysis &run);
-
-struct TimelineStepTime {
-    std::optional<double> stepTimeS;  ///< set when GPU-lane step annotations give the step time
-    QString source;
-    bool canCutSpan = false;          ///< nothing gave a step time: --steps N may cut the kernel span
-};
-
-/// Step time from the timelines when the torch trace's own reading has neither metadata nor
-/// CPU-lane ProfilerStep events.
-TimelineStepTime timelineStepTime(const RunAnalysis &run, const TorchReading &torch);
 
 struct TimelineUtilisation {
     double pct = 0.0;

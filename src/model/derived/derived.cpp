@@ -1,8 +1,10 @@
 #include "derived.h"
 
+#include "advice.h"
 #include "metrics.h"
 #include "programcaveat.h"
 #include "stepbudget.h"
+#include "sweep.h"
 #include "timelineinputs.h"
 #include "thresholds.h"
 #include "tracememoryfigures.h"
@@ -133,15 +135,6 @@ RunMetrics runMetrics(const RunAnalysis &run, HeuristicsProfile profile, const T
     return computeMetrics(run.profile(profile), thresholds);
 }
 
-std::optional<double> telemetryCapacityGb(const RunAnalysis &run)
-{
-    const std::optional<double> &total = run.smi.hbmTotalGb;
-    const ThresholdDescriptor *knob = thresholdDescriptor(ThresholdField::HbmCapacity);
-    if (!total || !knob->contains(*total))
-        return std::nullopt;
-    return total;
-}
-
 Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given)
 {
     // The HBM capacity at its default becomes what the run says the device holds (a value the user
@@ -154,7 +147,7 @@ Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, 
 }
 
 Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given,
-                      const Derived *previous)
+                      const Derived *previous, std::optional<SweepThreshold> sweep)
 {
     const Thresholds thresholds = appliedThresholds(run, profile, given);
     Derived d;
@@ -179,6 +172,9 @@ Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const T
                                        : planSteps(run, HeuristicsProfile::Workbench, thresholds,
                                                    previous ? &previous->plan : nullptr);
     d.timelineCutSteps = workbenchPlan.kind == StepPlan::Kind::Cut ? workbenchPlan.cutSteps : 0;
+    d.timelineCut = previous && previous->timelineCut && previous->timelineCut->steps == d.timelineCutSteps
+                        ? previous->timelineCut
+                        : cutTimelines(run, d.timelineCutSteps);
     if (run.workbench.ranks && !run.workbench.ranks->ranks.empty()) {
         const RankSet &set = *run.workbench.ranks;
         d.ranks = rankResults(set, thresholds);
@@ -211,6 +207,11 @@ Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const T
     }
     applyProgramFacts(run, d);  // the program's own words and states (a capture, host-busy idle)
     d.quantities = runQuantities(run, d);
+    d.advice = adviseRun(run, d);
+    if (sweep) {
+        d.sweepThreshold = sweep;
+        d.sweep = sweepCurve(run, profile, given, *sweep, sweepCurveValues(*sweep));
+    }
     return d;
 }
 

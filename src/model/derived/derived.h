@@ -1,15 +1,18 @@
 #pragma once
 /// \file Everything one set of thresholds gives for a loaded run, computed in one place: the step
 /// plan (the one `--steps N` rule), the run's budget, every step's budget, the ranks' budgets and
-/// spread. The window's live recompute, the report, the exports, the sweep and the compare view
+/// spread, the timeline's cut, the advice and the sweep curve. The window's live recompute, the report, the exports, the sweep and the compare view
 /// all read a `Derived`; none of them computes a budget of its own. Arithmetic on aggregates
 /// fixed at load, except cutting the span into N steps, which happens once per N (a plan is
 /// reused while N stays).
 
+#include "adviceitem.h"
 #include "quantities.h"
 #include "runanalysis.h"
 #include "perstep.h"
 #include "rankresults.h"
+#include "sweeppoint.h"
+#include "timelinecut.h"
 
 #include <memory>
 #include <optional>
@@ -64,6 +67,16 @@ struct Derived {
     /// N when the workbench's plan cuts unmarked spans into N steps (the timeline's per-step
     /// values follow it), else 0.
     int timelineCutSteps = 0;
+    /// The unmarked devices cut into timelineCutSteps steps (null when the plan cuts nothing): the
+    /// Timeline view and the report's timeline read it.
+    std::shared_ptr<const TimelineCut> timelineCut;
+    /// The advice for this budget (advice.h), largest bucket first: the Advice view, the headline
+    /// and the report read it.
+    std::vector<Advice> advice;
+    /// The sweep curve along `sweepThreshold` over its whole range (sweepCurve over
+    /// sweepCurveValues, at these thresholds), when deriveResults() was asked for one; else empty.
+    std::optional<SweepThreshold> sweepThreshold;
+    std::vector<SweepPoint> sweep;
 
     const StepSeries *steps() const { return plan.showsSteps() ? plan.series : nullptr; }
     double stepTimeS() const { return metrics.wasteBudget.terms.stepS; }
@@ -73,15 +86,13 @@ struct Derived {
 /// itself — in the workbench profile without memory telemetry, the HBM capacity at its default is
 /// the trace's own (deviceProperties' totalGlobalMem); a typed value wins (docs/memory.md).
 /// Derived::thresholds holds it; controls and threshold lines show it.
-/// The telemetry's total memory per GPU (a column, or the GPU's name), when the HBM capacity
-/// threshold can take it.
-std::optional<double> telemetryCapacityGb(const RunAnalysis &run);
 Thresholds appliedThresholds(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &given);
 
 /// Everything above for one profile and set of thresholds. `previous` (the last result for the
 /// same run) lets a threshold drag skip cutting the span again.
+/// `sweep`: also the sweep curve along that threshold (the window's Sweep view asks for it).
 Derived deriveResults(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
-                      const Derived *previous = nullptr);
+                      const Derived *previous = nullptr, std::optional<SweepThreshold> sweep = std::nullopt);
 
 /// The run's budget alone under `thresholds` with a plan already made (the sweep's inner loop).
 RunMetrics runMetrics(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &thresholds,
