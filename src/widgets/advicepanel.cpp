@@ -357,8 +357,7 @@ void AdvicePanel::refresh()
 {
     LiveAnalysis *live = m_session->live();
     const auto &run = live->run();
-    m_advice = run ? adviseRun(*run, live->derived())
-                   : std::vector<Advice>{};
+    m_advice = run ? live->derived().advice : std::vector<Advice>{};  // Derived's: the report's words
     m_tree->clear();
     for (const Advice &a : m_advice) {
         auto *item = new QTreeWidgetItem(m_tree);

@@ -69,9 +69,7 @@ QString shortNumber(double value)
 
 std::vector<double> sweepChartValues(SweepThreshold which)
 {
-    double minimum = 0, maximum = 0;
-    sweepThresholdRange(which, &minimum, &maximum);
-    return sweepValues(minimum, maximum, (maximum - minimum) / kSweepChartSteps);
+    return sweepCurveValues(which);
 }
 
 void drawSweepPlot(QCustomPlot *plot, SweepThreshold which, const std::vector<SweepPoint> &points,
@@ -254,11 +252,11 @@ SweepChart::SweepChart(WorkbenchSession *session, QWidget *parent)
     connect(m_box, &QComboBox::currentIndexChanged, this,
             [this](int index) { setThreshold(SweepThreshold(m_box->itemData(index).toInt())); });
     LiveAnalysis *live = session->live();
-    // Thresholds other than the swept one shape the curves too, so every change redraws;
-    // sweepCurve is ~100 budget evaluations plus two per switch, a few microseconds.
-    connect(live, &LiveAnalysis::thresholdsChanged, this, &SweepChart::refresh);
-    connect(live, &LiveAnalysis::profileChanged, this, &SweepChart::refresh);
-    connect(live, &LiveAnalysis::runChanged, this, &SweepChart::refresh);
+    // The curve is Derived's (every threshold shapes it, so each recompute brings a new one); a
+    // drag moves the current value's line at once, the curve follows with the coalesced recompute.
+    connect(live, &LiveAnalysis::metricsChanged, this, &SweepChart::refresh);
+    connect(live, &LiveAnalysis::thresholdsChanged, this, &SweepChart::redraw);
+    live->setSweepThreshold(m_which);
     refresh();
 }
 
@@ -270,6 +268,7 @@ void SweepChart::setThreshold(SweepThreshold which)
     if (m_which == which && !m_points.empty())
         return;
     m_which = which;
+    m_session->live()->setSweepThreshold(which);  // recomputes: refresh() follows through metricsChanged
     refresh();
 }
 
@@ -285,12 +284,16 @@ double SweepChart::valueAtPlotX(double x) const
 
 void SweepChart::refresh()
 {
+    const LiveAnalysis *live = m_session->live();
+    const Derived &derived = live->derived();
+    m_points = live->analysis() && derived.sweepThreshold == m_which ? derived.sweep : std::vector<SweepPoint>{};
+    redraw();
+}
+
+void SweepChart::redraw()
+{
     ++m_refreshes;
     const ProfileAnalysis *analysis = m_session->live()->analysis();
-    const LiveAnalysis *live = m_session->live();
-    m_points = analysis ? sweepCurve(*live->run(), live->profile(), live->thresholds(), m_which,
-                                     sweepChartValues(m_which))
-                        : std::vector<SweepPoint>{};
     drawSweepPlot(m_plot, m_which, m_points, analysis ? std::optional<double>(currentValue()) : std::nullopt,
                   palette());
     m_plot->replot(QCustomPlot::rpQueuedReplot);

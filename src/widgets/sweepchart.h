@@ -18,8 +18,8 @@ namespace goblin {
 
 class WorkbenchSession;
 
-/// Points the window sweeps: the threshold's whole range in this many steps.
-inline constexpr int kSweepChartSteps = 100;
+/// Points the window sweeps: the threshold's whole range in this many steps (Derived's curve).
+inline constexpr int kSweepChartSteps = kSweepCurveSteps;
 
 /// The values the window sweeps for `which`: its whole range, kSweepChartSteps steps.
 std::vector<double> sweepChartValues(SweepThreshold which);
@@ -56,8 +56,8 @@ public:
     QComboBox *thresholdBox() const { return m_box; }
     QCustomPlot *plot() const { return m_plot; }
 
-    /// As drawn: sweepCurve() over sweepChartValues() for the live run, profile and thresholds
-    /// (the sampled points and both sides of every switch).
+    /// As drawn: Derived's sweep curve (sweepCurve() over sweepChartValues() for the live run,
+    /// profile and thresholds: the sampled points and both sides of every switch).
     const std::vector<SweepPoint> &points() const { return m_points; }
     /// The exact switch points (the same values `sweep` writes for any range that holds them).
     std::vector<SwitchPoint> switches() const { return switchPoints(m_points); }
@@ -71,7 +71,8 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void refresh();
+    void refresh();  ///< takes Derived's curve and redraws
+    void redraw();   ///< the curve held, the current value and the summary
 
     WorkbenchSession *m_session;
     SweepThreshold m_which = SweepThreshold::GpuUtilBelow;

@@ -205,40 +205,37 @@ void TimelinePanel::setRun(const RunAnalysis *run)
     m_run = run;
     m_devices.clear();
     if (run) {
-        for (const DeviceTimelineAnalysis &d : run->kernelTimeline.devices)
-            m_devices.push_back({&d, &run->kernels.timeline, &run->kernelTimeline.files[d.fileIndex], 0, d.stepWindows, d.perStep});
-        for (const DeviceTimelineAnalysis &d : run->torchTimeline.devices)
-            m_devices.push_back({&d, &run->torch.timeline, &run->torchTimeline.files[d.fileIndex], 1, d.stepWindows, d.perStep});
+        for (std::size_t i = 0; i < run->kernelTimeline.devices.size(); ++i) {
+            const DeviceTimelineAnalysis &d = run->kernelTimeline.devices[i];
+            m_devices.push_back({&d, &run->kernels.timeline, &run->kernelTimeline.files[d.fileIndex], 0, i,
+                                 d.stepWindows, d.perStep});
+        }
+        for (std::size_t i = 0; i < run->torchTimeline.devices.size(); ++i) {
+            const DeviceTimelineAnalysis &d = run->torchTimeline.devices[i];
+            m_devices.push_back({&d, &run->torch.timeline, &run->torchTimeline.files[d.fileIndex], 1, i,
+                                 d.stepWindows, d.perStep});
+        }
     }
     applyEqualSteps();
 }
 
-void TimelinePanel::setEqualSteps(std::optional<int> steps)
+void TimelinePanel::setTimelineCut(std::shared_ptr<const TimelineCut> cut)
 {
-    if (steps && *steps < 1)
-        steps.reset();
-    if (steps == m_equalSteps)
+    if (cut == m_cut)
         return;
-    m_equalSteps = steps;
+    m_cut = std::move(cut);
     applyEqualSteps();
 }
 
 void TimelinePanel::applyEqualSteps()
 {
-    // Devices without step marks are cut into N equal steps of their file's kernel span, as the
-    // report's --steps N does; devices with marks keep them.
+    // Devices without step marks show the plan's cut (Derived's, as the report's --steps N);
+    // devices with marks keep them.
     for (DeviceRef &ref : m_devices) {
         const DeviceTimelineAnalysis &d = *ref.analysis;
-        ref.windows = d.stepWindows;
-        ref.steps = d.perStep;
-        if (m_equalSteps && d.stepsKind == TimelineStepsKind::WholeSpan) {
-            std::vector<TimeInterval> windows = equalWindows(ref.file->kernelFirstNs, ref.file->kernelLastNs, *m_equalSteps);
-            std::vector<TimelineStepValues> steps = recutSteps(*ref.timeline, d, windows);
-            if (!steps.empty()) {
-                ref.windows = std::move(windows);
-                ref.steps = std::move(steps);
-            }
-        }
+        const TimelineDeviceCut *recut = m_cut ? m_cut->device(ref.source == 1, ref.index) : nullptr;
+        ref.windows = recut ? recut->windows : d.stepWindows;
+        ref.steps = recut ? recut->steps : d.perStep;
     }
     rebuildBars();
     if (m_bars.empty())

@@ -14,8 +14,10 @@
 #include "customplot.h"
 
 #include "timelineanalysis.h"
+#include "timelinecut.h"
 
 #include <QPointer>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -40,10 +42,11 @@ public:
     /// Shows the run's timelines (the kernel trace's devices first, then the torch trace's);
     /// nullptr clears. The run must outlive the panel or be replaced first.
     void setRun(const RunAnalysis *run);
-    /// The window's step field (--steps N): devices without step marks are shown cut into N
-    /// equal steps of their kernel span; nullopt shows their span as one step.
-    void setEqualSteps(std::optional<int> steps);
-    std::optional<int> equalSteps() const { return m_equalSteps; }
+    /// The step plan's cut (Derived::timelineCut, for the window's step field --steps N): devices
+    /// without step marks are shown cut into N equal steps of their kernel span; null shows their
+    /// span as one step. The panel only draws it.
+    void setTimelineCut(std::shared_ptr<const TimelineCut> cut);
+    std::optional<int> equalSteps() const { return m_cut ? std::optional<int>(m_cut->steps) : std::nullopt; }
     /// Shows the GPU events of one step of one device (device indices as deviceLabel()'s: the
     /// kernel trace's devices, then the torch trace's, in analysis order).
     void showStrip(int deviceIndex, int step);
@@ -102,6 +105,7 @@ private:
         const GpuTimeline *timeline = nullptr;
         const FileTimelineSummary *file = nullptr;
         int source = 0;                         ///< 0 kernel trace, 1 torch trace
+        std::size_t index = 0;                  ///< in its timeline analysis' devices
         std::vector<TimeInterval> windows;      ///< the steps shown: the device's own, or N equal ones
         std::vector<TimelineStepValues> steps;  ///< their values
     };
@@ -149,7 +153,7 @@ private:
     std::vector<QCPGraph *> m_lanes;
     QStringList m_laneNames;
     int m_stripDevice = -1, m_stripStep = -1, m_stripEvents = 0, m_selectedBar = -1;
-    std::optional<int> m_equalSteps;
+    std::shared_ptr<const TimelineCut> m_cut;
     QString m_labelState;  ///< what relabel() drew last, to know when it changed
     QPoint m_pressPos;
 };

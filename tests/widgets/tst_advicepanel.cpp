@@ -142,6 +142,32 @@ private slots:
         QVERIFY(panel.caveatLabel()->isHidden());
     }
 
+    /// Derived owns the advice: the panel shows Derived's, which a fresh derivation (what the
+    /// report reads) gives too, piece by piece.
+    void adviceIsDerivedsOwn()
+    {
+        const LoadResult loaded = loadRun(test::dataPath("runs/comm-heavy"));
+        QVERIFY(loaded.run);
+        WorkbenchSession session;
+        AdvicePanel panel(&session);
+        session.openRun(loaded.run);
+        session.editor()->changeValue(ThresholdField::GpuUtilBelow, 30.0);
+        LiveAnalysis *live = session.live();
+        live->flush();
+        const Derived fresh = deriveResults(*live->run(), live->profile(), live->thresholds());
+        QVERIFY(!fresh.advice.empty());
+        for (const std::vector<Advice> *shown : {&panel.advice(), &live->derived().advice}) {
+            QCOMPARE(shown->size(), fresh.advice.size());
+            for (std::size_t i = 0; i < fresh.advice.size(); ++i) {
+                QCOMPARE((*shown)[i].rule, fresh.advice[i].rule);
+                QCOMPARE((*shown)[i].text, fresh.advice[i].text);
+                QCOMPARE((*shown)[i].secondsPerStep, fresh.advice[i].secondsPerStep);
+                QCOMPARE((*shown)[i].evidence, fresh.advice[i].evidence);
+            }
+        }
+        verifyRows(panel, fresh.advice);
+    }
+
     void realRunsFirstAdvice_data()
     {
         QTest::addColumn<QString>("run");

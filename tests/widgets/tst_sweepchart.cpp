@@ -128,13 +128,41 @@ private slots:
         f.chart.setThreshold(SweepThreshold::HostBusyAbove);
         const std::vector<SweepPoint> before = f.chart.points();
         // Dragging another threshold reshapes the curve: above util 25 % data wait never counts.
+        // The line follows at once; the curve with the coalesced recompute (Derived's).
         f.session.editor()->changeValue(ThresholdField::GpuUtilBelow, 20.0);
+        f.session.live()->flush();
         verifyPoints(f);
         QVERIFY(f.chart.points()[0].budget.dataWait == 0.0 && before[0].budget.dataWait > 0.0);
         // Dragging the swept one moves the marked value.
         f.session.editor()->changeValue(ThresholdField::HostBusyAbove, 0.25);
         QCOMPARE(f.chart.currentValue(), 0.25);
+        f.session.live()->flush();
         verifyPoints(f);
+    }
+
+    /// Derived owns the sweep curve: the chart draws Derived's, which a fresh derivation for the
+    /// same run, profile, thresholds and swept threshold gives too, point by point.
+    void curveIsDerivedsOwn_data() { pointsAreSweepRun_data(); }
+    void curveIsDerivedsOwn()
+    {
+        QFETCH(int, which);
+        Fixture f;
+        f.chart.setThreshold(SweepThreshold(which));
+        f.session.editor()->changeValue(ThresholdField::HbmTarget, 40.0);
+        LiveAnalysis *live = f.session.live();
+        live->flush();
+        QCOMPARE(live->sweepThreshold(), std::optional<SweepThreshold>(SweepThreshold(which)));
+        const Derived fresh = deriveResults(*live->run(), live->profile(), live->thresholds(), nullptr,
+                                            SweepThreshold(which));
+        QVERIFY(!fresh.sweep.empty());
+        for (const std::vector<SweepPoint> *shown : {&f.chart.points(), &live->derived().sweep}) {
+            QCOMPARE(shown->size(), fresh.sweep.size());
+            for (std::size_t i = 0; i < fresh.sweep.size(); ++i) {
+                QCOMPARE((*shown)[i].value, fresh.sweep[i].value);
+                QCOMPARE((*shown)[i].side, fresh.sweep[i].side);
+                QCOMPARE((*shown)[i].budget, fresh.sweep[i].budget);
+            }
+        }
     }
 
     void clickSetsTheThreshold()

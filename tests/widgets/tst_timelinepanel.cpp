@@ -162,7 +162,7 @@ void TestTimelinePanel::stepFieldCutsUnmarkedDevices()
     panel.resize(900, 600);
     panel.setRun(&run);
     QCOMPARE(panel.barCount(), 1);
-    panel.setEqualSteps(4);
+    panel.setTimelineCut(cutTimelines(run, 4));
     QCOMPARE(panel.barCount(), 4);
     const double computeS[] = {1e-3, 0.0, 0.5e-3, 0.5e-3};
     for (int bar = 0; bar < 4; ++bar) {
@@ -171,7 +171,7 @@ void TestTimelinePanel::stepFieldCutsUnmarkedDevices()
     }
     panel.showStrip(0, 2);
     QCOMPARE(panel.stripEventCount(), 1);
-    panel.setEqualSteps(std::nullopt);
+    panel.setTimelineCut(nullptr);
     QCOMPARE(panel.barCount(), 1);
     QCOMPARE(panel.barValue(0, TimelinePanel::Compute), 2e-3);
 

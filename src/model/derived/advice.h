@@ -3,6 +3,7 @@
 /// look at, largest bucket first. Each piece of advice carries the bucket it explains (its
 /// seconds are that bucket's value) and the evidence, the numbers that triggered it.
 
+#include "adviceitem.h"
 #include "derived.h"
 
 #include <QJsonArray>
@@ -11,14 +12,6 @@
 
 namespace goblin {
 
-struct Advice {
-    QString rule;              ///< "data_wait.input_pipeline", …
-    QString bucket;            ///< WasteBudget::bucketKey
-    double secondsPerStep = 0; ///< equal to the bucket's value
-    double shareOfStep = 0;    ///< secondsPerStep / step time
-    QString text;
-    QJsonObject evidence;      ///< the numbers used; never empty
-};
 
 /// Advice for every waste bucket above zero whose value is known, sorted by seconds per step,
 /// largest first (ties keep the bucket order), for the run's budget in `derived`.

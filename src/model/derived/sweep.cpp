@@ -68,6 +68,13 @@ std::vector<double> sweepValues(double from, double to, double by, int maxPoints
     return out;
 }
 
+std::vector<double> sweepCurveValues(SweepThreshold which)
+{
+    double minimum = 0.0, maximum = 0.0;
+    sweepThresholdRange(which, &minimum, &maximum);
+    return sweepValues(minimum, maximum, (maximum - minimum) / kSweepCurveSteps);
+}
+
 std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
                                  SweepThreshold which, const std::vector<double> &values)
 {

@@ -4,31 +4,27 @@
 /// computation `report` does, so a point equals the report at that threshold.
 
 #include "derived.h"
+#include "sweeppoint.h"
 
 #include <optional>
 #include <vector>
 
 namespace goblin {
 
-enum class SweepThreshold { GpuUtilBelow, HostBusyAbove, HbmTarget };
 std::optional<SweepThreshold> sweepThresholdFromName(const QString &name);  ///< "gpu-util-below", …
 QString sweepThresholdName(SweepThreshold which);
 void sweepThresholdRange(SweepThreshold which, double *minimum, double *maximum);  ///< the option's limits
 void setSweepThreshold(Thresholds &thresholds, SweepThreshold which, double value);
 
-struct SweepPoint {
-    double value = 0.0;
-    WasteBudget budget;
-    HeuristicsProfile profile = HeuristicsProfile::Workbench;
-    /// 0: the budget at `value` (what `report` gives there). -1 / +1: a side of a switch at
-    /// `value` — the budget just below / just above it; drawn as the two ends of a vertical step.
-    int side = 0;
-};
 
 /// The values from, from + by, … up to `to` (inclusive, within by × 1e-9), each computed as
 /// from + i × by so no rounding accumulates. Empty when by <= 0, to < from or more than
 /// `maxPoints` points would result.
 std::vector<double> sweepValues(double from, double to, double by, int maxPoints = 100000);
+/// The sweep curve Derived holds (and the window draws): the threshold's whole range in
+/// kSweepCurveSteps steps.
+inline constexpr int kSweepCurveSteps = 100;
+std::vector<double> sweepCurveValues(SweepThreshold which);
 
 /// The run's budget at each value (the report's budget at that threshold; the step plan is made
 /// once, the sweep never cuts the span again).

@@ -352,7 +352,7 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
         {QStringLiteral("inputs"), inputs},
         {QStringLiteral("aggregates"), aggregates},
         {QStringLiteral("diagnostics"), diagnostics},
-        {QStringLiteral("advice"), adviceJson(adviseRun(run, derived))},
+        {QStringLiteral("advice"), adviceJson(derived.advice)},
         {QStringLiteral("command"), commandJson(reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds))},
         {QStringLiteral("budget"), budgetJson(derived)},
         {QStringLiteral("budget_definitions"), definitionsJson(derived)},

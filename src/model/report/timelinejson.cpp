@@ -14,18 +14,13 @@ double seconds(qint64 ns) { return double(ns) / 1e9; }
 
 QJsonValue finite(double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); }
 
-QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis &d, const FileTimelineSummary &file,
-                       int cutSteps)
+QJsonObject deviceJson(const DeviceTimelineAnalysis &d, const TimelineDeviceCut *recut)
 {
-    std::vector<TimelineStepValues> recut;
     const std::vector<TimelineStepValues> *steps = &d.perStep;
     QString stepsSource = timelineStepsKindName(d.stepsKind);
-    if (cutSteps > 0 && d.stepsKind == TimelineStepsKind::WholeSpan) {
-        recut = recutSteps(timeline, d, equalWindows(file.kernelFirstNs, file.kernelLastNs, cutSteps));
-        if (!recut.empty()) {
-            steps = &recut;
-            stepsSource = timelineStepsKindName(TimelineStepsKind::EqualSplit);
-        }
+    if (recut) {
+        steps = &recut->steps;
+        stepsSource = timelineStepsKindName(TimelineStepsKind::EqualSplit);
     }
     auto mean = [&](qint64 TimelineStepValues::*member) {
         if (steps->empty())
@@ -92,10 +87,10 @@ QJsonObject deviceJson(const GpuTimeline &timeline, const DeviceTimelineAnalysis
     };
 }
 
-void appendDevices(QJsonArray &out, const GpuTimeline &timeline, const TimelineAnalysis &analysis, int cutSteps)
+void appendDevices(QJsonArray &out, const TimelineAnalysis &analysis, bool torchTrace, const TimelineCut *cut)
 {
-    for (const DeviceTimelineAnalysis &d : analysis.devices)
-        out.append(deviceJson(timeline, d, analysis.files[d.fileIndex], cutSteps));
+    for (std::size_t i = 0; i < analysis.devices.size(); ++i)
+        out.append(deviceJson(analysis.devices[i], cut ? cut->device(torchTrace, i) : nullptr));
 }
 
 QJsonValue clockAlignmentJson(const ClockAlignment &a)
@@ -120,11 +115,11 @@ QJsonValue clockAlignmentJson(const ClockAlignment &a)
 
 } // namespace
 
-QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
+QJsonObject timelineJson(const RunAnalysis &run, const TimelineCut *cut)
 {
     QJsonArray devices;
-    appendDevices(devices, run.kernels.timeline, run.kernelTimeline, cutSteps);
-    appendDevices(devices, run.torch.timeline, run.torchTimeline, cutSteps);
+    appendDevices(devices, run.kernelTimeline, false, cut);
+    appendDevices(devices, run.torchTimeline, true, cut);
     // kernel trace ns = torch trace ns + offset_ns (null: not both traces with kernels).
     return QJsonObject{{QStringLiteral("devices"), devices},
                        {QStringLiteral("clock_alignment"), clockAlignmentJson(run.clockAlignment)}};
@@ -132,7 +127,7 @@ QJsonObject timelineJson(const RunAnalysis &run, int cutSteps)
 
 void addTimelineToReport(QJsonObject &report, const RunAnalysis &run, const Derived &derived)
 {
-    report.insert(QStringLiteral("timeline"), timelineJson(run, derived.timelineCutSteps));
+    report.insert(QStringLiteral("timeline"), timelineJson(run, derived.timelineCut.get()));
     const StepTimeChoice step = stepTimeFor(run.profile(derived.profile), derived.thresholds);
     if (!step.fromSteps)
         return;

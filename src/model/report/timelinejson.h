@@ -9,9 +9,9 @@
 namespace goblin {
 
 /// `{"devices": [...]}`: the kernel trace's timeline files first, then the torch trace's.
-/// `cutSteps` > 0 cuts files without step marks into that many equal steps of their kernel span
-/// (the step plan's N, derived.h).
-QJsonObject timelineJson(const RunAnalysis &run, int cutSteps);
+/// `cut` (Derived::timelineCut; null: none) gives devices without step marks the plan's N equal
+/// steps of their kernel span.
+QJsonObject timelineJson(const RunAnalysis &run, const TimelineCut *cut);
 
 /// Adds `timeline` to a report built by buildReport(), and in the workbench profile brings the
 /// step-time keys of `aggregates` in line with --steps N when the step time is the kernel span

@@ -98,6 +98,15 @@ double LiveAnalysis::stepTimeS() const
     return m_run ? m_derived.stepTimeS() : 0.0;
 }
 
+void LiveAnalysis::setSweepThreshold(std::optional<SweepThreshold> which)
+{
+    if (which == m_sweepThreshold)
+        return;
+    m_sweepThreshold = which;
+    m_timer.stop();
+    recompute();
+}
+
 void LiveAnalysis::flush()
 {
     if (m_timer.isActive()) {
@@ -108,7 +117,7 @@ void LiveAnalysis::flush()
 
 void LiveAnalysis::recompute()
 {
-    m_derived = m_run ? deriveResults(*m_run, m_profile, m_thresholds, &m_derived) : Derived{};
+    m_derived = m_run ? deriveResults(*m_run, m_profile, m_thresholds, &m_derived, m_sweepThreshold) : Derived{};
     if (m_selectedStep >= 0 && !selectedStepInputs()) {  // --steps N changed the steps
         m_selectedStep = -1;
         emit selectedStepChanged(-1);

@@ -51,6 +51,10 @@ public:
     /// The selected step's inputs, or nullptr when the run mean is shown.
     const StepInputs *selectedStepInputs() const;
 
+    /// The threshold the sweep curve runs along (Derived::sweep), or none: no curve is computed.
+    /// Recomputes immediately when it changes.
+    void setSweepThreshold(std::optional<SweepThreshold> which);
+    std::optional<SweepThreshold> sweepThreshold() const { return m_sweepThreshold; }
     /// Everything the thresholds give for the run as of the last recompute (derived.h).
     const Derived &derived() const { return m_derived; }
     /// The run's metrics as of the last recompute (all zero without a run), whichever step is
@@ -81,6 +85,7 @@ private:
     HeuristicsProfile m_profile = HeuristicsProfile::Workbench;
     Thresholds m_thresholds;
     Derived m_derived;
+    std::optional<SweepThreshold> m_sweepThreshold;
     QTimer m_timer;
     quint64 m_recomputes = 0;
     int m_selectedStep = -1;
