@@ -1,5 +1,7 @@
 #include "clockalignment.h"
 
+#include "devicefacts.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -300,13 +302,11 @@ ClockAlignment alignClocks(const GpuTimeline &kernelTrace, const GpuTimeline &to
     out.kernelTraceFile = file.file;
     out.kernelTraceDevice = device.device;
     out.aligned = true;
-    out.reason = QStringLiteral("%1 (device %2) and %3 (device %4) put on one clock by matching %5 of %6 kernels "
+    out.reason = QStringLiteral("%1 (%2) and %3 (%4) put on one clock by matching %5 of %6 kernels "
                                 "(names and durations): the kernel trace runs %7 s ahead of the torch trace; residual "
                                 "max %8 µs, rms %9 µs, drift %10 µs per s")
-                     .arg(file.file)
-                     .arg(device.device)
-                     .arg(torchFile.file)
-                     .arg(torchDevice->device)
+                     .arg(file.file, deviceNameInFile(file, device.device), torchFile.file,
+                          deviceNameInFile(torchFile, torchDevice->device))
                      .arg(out.matchedKernels)
                      .arg(std::min<std::size_t>(torchSeq.size(), kRefineSamples))
                      .arg(double(out.offsetNs) / 1e9, 0, 'f', 9)

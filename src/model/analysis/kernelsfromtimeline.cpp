@@ -1,5 +1,7 @@
 #include "kernelsfromtimeline.h"
 
+#include "devicefacts.h"
+
 #include <algorithm>
 #include <limits>
 #include <string_view>
@@ -60,10 +62,10 @@ TimelineKernelList kernelsFromTimeline(const GpuTimeline &timeline)
             }
             if (deviceUsed) {
                 ++r.agentCount;
-                r.agents << (file.rank ? QStringLiteral("rank %1 device %2").arg(*file.rank).arg(dev.device)
-                                       : timeline.files.size() > 1
-                                           ? QStringLiteral("%1 device %2").arg(file.file).arg(dev.device)
-                                           : QStringLiteral("device %1").arg(dev.device));
+                const QString device = deviceNameInFile(file, dev.device);
+                r.agents << (file.rank ? QStringLiteral("rank %1 %2").arg(*file.rank).arg(device)
+                                       : timeline.files.size() > 1 ? QStringLiteral("%1 %2").arg(file.file, device)
+                                                                   : device);
             }
         }
         if (last > first) {

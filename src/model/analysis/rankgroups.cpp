@@ -59,7 +59,7 @@ struct Grouper {
     {
         const QStringList devT = deviceModels(t), devM = deviceModels(m);
         if (!devT.isEmpty() && !devM.isEmpty() && devT != devM)
-            return QStringLiteral("device %1 vs %2")
+            return QStringLiteral("GPU model %1 vs %2")
                 .arg(devT.join(QStringLiteral(", ")), devM.join(QStringLiteral(", ")));
         const TraceIdentity &a = t.identity, &b = m.identity;
         if (a.worldSize && b.worldSize && *a.worldSize != *b.worldSize)

@@ -3,6 +3,8 @@
 // over each device's events for the two timeline checks.
 #include "runtraits.h"
 
+#include "devicefacts.h"
+
 #include <QJsonArray>
 #include <QLocale>
 
@@ -294,7 +296,7 @@ RunTraitsAnalysis analyzeRunTraits(const GpuTimeline &torchTimeline, const Timel
             if (const qint64 n = overlappingKernels(device); n > 0) {
                 overlaps += n;
                 ++checks.overlapDevices;
-                overlapDevices << QStringLiteral("device %1: %2").arg(device.device).arg(count(n));
+                overlapDevices << QStringLiteral("%1: %2").arg(deviceNameInFile(file, device.device), count(n));
             }
             const std::vector<TimeInterval> windows = stepWindowsOf(file, f, d, torchTimelineAnalysis);
             if (windows.empty())

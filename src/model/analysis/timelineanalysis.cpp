@@ -1,5 +1,6 @@
 #include "timelineanalysis.h"
 
+#include "devicefacts.h"
 #include "kernelclassifier.h"
 
 #include <algorithm>
@@ -312,20 +313,20 @@ void countDevice(const GpuTimelineFile &file, const GpuDeviceTimeline &dev, cons
         out.firstNs = out.lastNs = 0;
     if (outside > 0)
         problems.push_back({Severity::Warning, file.file, 0,
-                            QStringLiteral("device %1: %2 GPU event(s) with timestamps beyond ±2^61 ns left out of "
+                            QStringLiteral("%1: %2 GPU event(s) with timestamps beyond ±2^61 ns left out of "
                                            "the timeline")
-                                .arg(dev.device)
+                                .arg(deviceNameInFile(file, dev.device))
                                 .arg(outside)});
     if (backwards > 0)
         problems.push_back({Severity::Warning, file.file, 0,
-                            QStringLiteral("device %1: %2 GPU event(s) end before they start; read as zero-length")
-                                .arg(dev.device)
+                            QStringLiteral("%1: %2 GPU event(s) end before they start; read as zero-length")
+                                .arg(deviceNameInFile(file, dev.device))
                                 .arg(backwards)});
     if (badNames > 0)
         problems.push_back({Severity::Warning, file.file, 0,
-                            QStringLiteral("device %1: %2 kernel(s) refer to no known name; counted as unnamed "
+                            QStringLiteral("%1: %2 kernel(s) refer to no known name; counted as unnamed "
                                            "compute kernels")
-                                .arg(dev.device)
+                                .arg(deviceNameInFile(file, dev.device))
                                 .arg(badNames)});
 
     // Top kernels by total time; ties by name for a stable order.

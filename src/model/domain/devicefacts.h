@@ -57,5 +57,11 @@ struct DeviceFacts {
 QString deviceDisplayName(int gpu, qint64 traceDevice, bool shortForm = false);
 /// The place of `device` among the devices of `file` in id order (GPU 0, 1, …), or -1.
 int gpuIndexInFile(const GpuTimelineFile &file, qint64 device);
+/// The one name of trace device `device` of `file`: deviceDisplayName(gpuIndexInFile(…), device).
+QString deviceNameInFile(const GpuTimelineFile &file, qint64 device, bool shortForm = false);
+/// The one name of telemetry's GPU `gpu` (its place, counted from 0 as telemetry counts): with the
+/// trace device when one file of the run describes trace devices ("GPU 0 (trace device 2)", as
+/// the timeline names it), else the place alone, "GPU 0" (files number devices their own ways).
+QString telemetryGpuName(const DeviceFacts &facts, int gpu, bool shortForm = false);
 
 } // namespace goblin

@@ -115,4 +115,28 @@ int gpuIndexInFile(const GpuTimelineFile &file, qint64 device)
     return it != ids.end() && *it == device ? int(it - ids.begin()) : -1;
 }
 
+QString deviceNameInFile(const GpuTimelineFile &file, qint64 device, bool shortForm)
+{
+    return deviceDisplayName(gpuIndexInFile(file, device), device, shortForm);
+}
+
+QString telemetryGpuName(const DeviceFacts &facts, int gpu, bool shortForm)
+{
+    // Telemetry counts the GPUs from 0 as each file's devices are counted (GPU 0, 1, …). With one
+    // file that describes trace devices, GPU g is that file's device g; with several (a kernel
+    // trace beside a torch trace, ranks) each numbers it its own way: the place alone.
+    const QString *onlyFile = nullptr;
+    qint64 traceDevice = -1;
+    for (const DeviceFact &d : facts.devices) {
+        if (d.traceDevice < 0)
+            continue;
+        if (onlyFile && *onlyFile != d.file)
+            return deviceDisplayName(gpu, -1, shortForm);
+        onlyFile = &d.file;
+        if (d.gpu == gpu)
+            traceDevice = d.traceDevice;
+    }
+    return deviceDisplayName(gpu, traceDevice, shortForm);
+}
+
 } // namespace goblin

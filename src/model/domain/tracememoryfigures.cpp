@@ -1,5 +1,6 @@
 #include "tracememoryfigures.h"
 
+#include "devicefacts.h"
 #include "formatting.h"
 #include "thresholds.h"
 
@@ -18,9 +19,13 @@ QString formatCount(qint64 n)
     return english.toString(n);
 }
 
-QString deviceWords(int id, const QString &name)
+/// The device in the one naming ("GPU 0 (trace device 2)"), its place counted among the primary
+/// trace's devices, and its model when the trace names it.
+QString deviceWords(const TorchTrace &torch, int id, const QString &name)
 {
-    return name.isEmpty() ? QStringLiteral("device %1").arg(id) : QStringLiteral("device %1 (%2)").arg(id).arg(name);
+    const QString device = deviceDisplayName(
+        torch.timeline.files.empty() ? -1 : gpuIndexInFile(torch.timeline.files.front(), id), id);
+    return name.isEmpty() ? device : QStringLiteral("%1 (%2)").arg(device, name);
 }
 
 } // namespace
@@ -31,7 +36,7 @@ QString TraceMemoryFigures::peakSource() const
                           "reserve is a lower bound of what the device held")
         .arg(formatGb(peakReservedGb.value_or(0.0)),
              capacityGb ? formatGb(*capacityGb) : QStringLiteral("— (not in deviceProperties)"),
-             deviceWords(deviceId, deviceName));
+             deviceLabel);
 }
 
 TraceMemoryFigures traceMemoryFigures(const TorchTrace &torch)
@@ -45,13 +50,14 @@ TraceMemoryFigures traceMemoryFigures(const TorchTrace &torch)
         out.deviceId = best->deviceId;
         out.deviceType = best->deviceType;
         out.deviceName = best->name;
+        out.deviceLabel = deviceWords(torch, best->deviceId, best->name);
         out.peakReservedGb = double(best->peakReservedBytes) / kBytesPerHbmGb;
         if (best->eventsWithAllocated > 0)
             out.peakAllocatedGb = double(best->peakAllocatedBytes) / kBytesPerHbmGb;
         if (best->capacityBytes) {
             out.capacityGb = double(*best->capacityBytes) / kBytesPerHbmGb;
             out.capacitySource = QStringLiteral("deviceProperties' totalGlobalMem of %1")
-                                     .arg(deviceWords(best->deviceId, best->name));
+                                     .arg(out.deviceLabel);
         }
     }
     if (!best) {
@@ -69,7 +75,7 @@ TraceMemoryFigures traceMemoryFigures(const TorchTrace &torch)
                                "no allocator totals): allocated memory rises at most %2 above the trace's start on %3, "
                                "but what the device held before the trace is unknown, so there is no HBM peak")
                     .arg(formatCount(gpuEvents), formatGb(double(sums->peakAllocatedBytes) / kBytesPerHbmGb),
-                         deviceWords(sums->deviceId, sums->name));
+                         deviceWords(torch, sums->deviceId, sums->name));
         else if (gpuEvents > 0)
             out.noPeakReason = QStringLiteral("no memory telemetry; the trace's %1 GPU [memory] events carry no Total "
                                               "Reserved and no Bytes")
@@ -91,7 +97,7 @@ TraceMemoryFigures traceMemoryFigures(const TorchTrace &torch)
             out.capacityGb = double(identity.deviceMemoryBytes[size_t(smallest)]) / kBytesPerHbmGb;
             out.capacitySource =
                 QStringLiteral("deviceProperties' totalGlobalMem of %1")
-                    .arg(deviceWords(smallest, smallest < identity.deviceNames.size() ? identity.deviceNames[smallest] : QString()));
+                    .arg(deviceWords(torch, smallest, smallest < identity.deviceNames.size() ? identity.deviceNames[smallest] : QString()));
         }
     }
     return out;

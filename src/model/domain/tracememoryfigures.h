@@ -20,6 +20,7 @@ struct TraceMemoryFigures {
     int deviceId = -1;
     int deviceType = -1;
     QString deviceName;
+    QString deviceLabel;  ///< that device in the one naming (devicefacts.h), with its model when named
     std::optional<double> peakReservedGb;
     std::optional<double> peakAllocatedGb;
     /// That device's totalGlobalMem; without memory events, the smallest totalGlobalMem of
