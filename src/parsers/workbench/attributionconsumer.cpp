@@ -679,87 +679,60 @@ FrameKind frameKind(Kind kind)
     }
 }
 
-} // namespace
-
-void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
+QString qtext(std::string_view s)
 {
-    TraceAttribution &result = out.attribution;
-    result = {};
-    if (m_gpuEvents == 0 && m_ops == 0)
-        return;
-    // Runtime calls alone are enough: a launch outside every op is a row of its own.
-    result.available = m_calls > 0;
-    result.linkMethod = QStringLiteral("time containment of the runtime call on its thread");
-    result.shapesRecorded = m_shapes;
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
 
-    auto qtext = [](std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); };
-    auto opName = [&](quint32 key) {
-        const std::string &k = m_names.text(key);
-        const size_t sep = k.find(kKeySeparator);
-        return std::string_view(k).substr(0, sep);
-    };
-
-    std::sort(m_steps.begin(), m_steps.end(), [](const StepRecord &a, const StepRecord &b) { return a.begin < b.begin; });
-    auto stepOf = [&](qint64 t) -> int {
-        auto it = std::upper_bound(m_steps.begin(), m_steps.end(), t,
-                                   [](qint64 v, const StepRecord &s) { return v < s.begin; });
-        if (it == m_steps.begin())
-            return -1;
-        --it;
-        return t < it->end ? int(it - m_steps.begin()) : -1;
+/// The join finish() makes once the document ends, phase by phase: the consumer's records in
+/// (each released once its phase is done with it), the attribution and the memory view's
+/// allocating ops out.
+class AttributionJoin
+{
+public:
+    using AC = AttributionConsumer;
+    /// The consumer's records.
+    struct Records {
+        const AC::Interner &names;
+        const AC::Interner &threads;
+        const AC::Interner &allocThreads;
+        std::vector<AC::ThreadLog> &cpu;
+        AC::GpuLog &gpu;
+        IdMap<qint64> &correlationPages;  ///< runtime calls per page of correlation ids
+        int correlationPageBits;
+        std::vector<AC::StepRecord> &steps;
+        std::vector<AC::AllocRecord> &allocs;
     };
 
-    const size_t scopeCount = 1 + m_steps.size();
-    std::vector<ScopeData> scopes(scopeCount);
-    std::vector<PathNode> nodes{{kNone, kNone, KindCall}};  // the root
-    IdMap<quint32> childOf;
-    auto child = [&](quint32 parent, Kind kind, quint32 key) {
-        const quint64 k = (quint64(parent) << 32) ^ (quint64(kind) << 29) ^ key;  // keys < 2^29
-        bool inserted = false;
-        quint32 &id = childOf.at(k, &inserted);
-        if (inserted) {
-            id = quint32(nodes.size());
-            nodes.push_back({parent, key, kind});
-        }
-        return id;
-    };
-    auto forScopes = [&](int step, auto &&f) {
-        f(scopes[0]);
-        if (step >= 0)
-            f(scopes[size_t(step) + 1]);
-    };
+    AttributionJoin(Records records, TorchTrace &out)
+        : m_in(records)
+        , m_page(size_t(1) << records.correlationPageBits)
+        , m_out(out)
+        , m_result(out.attribution)
+        // Host self time during GPU idle: the ops the host ran while the GPU waited (the host-gap
+        // advice names them). The GPU timeline of this file was finished by the workbench's reader.
+        , m_gpuBusy(out.timeline.files.empty() ? nullptr : &out.timeline.files.back())
+    {
+    }
 
-    // Per thread: ranges and calls in time order (ranges before calls at the same begin, longer
-    // ranges first, then document order), a stack of the open ranges.
-    // The calls' sites (top frame, innermost op, step); each correlation id → its site + 1,
-    // in arrays of 4096 ids where the ids are dense (tracers count them up), else a hash map.
-    std::vector<CallInfo> sites;
-    std::vector<IdMap<quint32>> siteIds(scopeCount);
-    constexpr size_t kPage = size_t(1) << kCorrelationPageBits;
-    IdMap<quint32> densePage;  // page -> its place in denseSites + 1
-    std::vector<quint32> denseSites;
-    m_correlationPages.forEach([&](quint64 page, qint64 calls) {
-        if (calls * 16 >= qint64(kPage)) {  // a sixteenth of the ids or more: an array is smaller
-            densePage.at(page) = quint32(denseSites.size() / kPage + 1);
-            denseSites.resize(denseSites.size() + kPage, 0);
-        }
-    });
-    m_correlationPages = {};
-    IdMap<quint32> sparseSites;  // correlations are >= 0: never the map's empty key
-    auto denseSlot = [&](qint64 correlation) -> quint32 * {
-        const quint32 *page = densePage.find(quint64(correlation) >> kCorrelationPageBits);
-        return page ? &denseSites[size_t(*page - 1) * kPage + (size_t(correlation) & (kPage - 1))] : nullptr;
-    };
-    auto siteSlot = [&](qint64 correlation) -> quint32 * {
-        quint32 *slot = denseSlot(correlation);
-        return slot ? slot : &sparseSites.at(quint64(correlation));
-    };
-    auto findSite = [&](qint64 correlation) -> quint32 {  // its site + 1, 0: none
-        const quint32 *slot = denseSlot(correlation);
-        if (!slot)
-            slot = sparseSites.find(quint64(correlation));
-        return slot ? *slot : 0;
-    };
+    void run()
+    {
+        std::sort(m_in.steps.begin(), m_in.steps.end(),
+                  [](const AC::StepRecord &a, const AC::StepRecord &b) { return a.begin < b.begin; });
+        m_scopes.resize(1 + m_in.steps.size());
+        m_siteIds.resize(m_scopes.size());
+        planCallSites();
+        m_result.gpuIdleMeasured = !m_gpuBusy.empty();
+        walkCpu();
+        handAllocatingOps();
+        m_siteIds = {};
+        attributeGpuEvents();
+        for (size_t si = 0; si < m_scopes.size(); ++si)
+            buildScope(si);
+    }
+
+private:
+    /// An open range on a thread's stack.
     struct Open {
         qint64 end;
         quint32 node;
@@ -768,187 +741,141 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
         int step;
         quint32 seq;  // push order on its thread
     };
-    std::vector<Open> stack;
-    quint32 pushes = 0;
-    // Allocations need the ops that ended right at their timestamp too (an op's span includes its
-    // end, as docs/memory.md has it), which a record beginning there has already popped.
-    bool trackEnded = false;
-    std::vector<Open> endedAt;
-    qint64 endedAtNs = std::numeric_limits<qint64>::min();
-    // Host self time during GPU idle: the ops the host ran while the GPU waited (the host-gap
-    // advice names them). The GPU timeline of this file was finished by the workbench's reader.
-    const GpuBusyUnion gpuBusy(out.timeline.files.empty() ? nullptr : &out.timeline.files.back());
-    size_t idleCursor = 0;
-    result.gpuIdleMeasured = !gpuBusy.empty();
-    auto visit = [&](const CpuRecord &r) {
-        while (!stack.empty() && stack.back().end <= r.begin) {
-            if (trackEnded && stack.back().end == r.begin && stack.back().kind == KindOp) {
-                if (endedAtNs != r.begin) {
-                    endedAt.clear();
-                    endedAtNs = r.begin;
-                }
-                endedAt.push_back(stack.back());
-            }
-            stack.pop_back();
-        }
-        // The parent is the innermost open range that holds the new one whole. A range that began
-        // inside another and ends after it (beyond the rounding of µs timestamps) is its sibling:
-        // it is skipped here, and it may stay on the stack under the new one after it ended.
-        // A call is a point (its record holds the correlation, not an end).
-        const bool isCall = r.kind == KindCall;
-        int top = -1, topOp = -1;
-        bool partial = false;
-        for (int i = int(stack.size()) - 1; i >= 0; --i) {
-            const Open &o = stack[size_t(i)];
-            if (o.end <= r.begin)
-                continue;
-            if (!isCall && o.end < r.end - kNestingSlackNs) {
-                partial = partial || top < 0;
-                continue;
-            }
-            if (top < 0)
-                top = i;
-            if (o.kind == KindOp) {
-                topOp = i;
-                break;
-            }
-        }
-        if (partial)
-            ++result.rangesPlacedBeside;
-        const int step = stepOf(r.begin);
-        if (isCall) {
-            quint32 *slot = siteSlot(r.end);
-            if (!slot || *slot)
-                return;  // a correlation met twice: the first call keeps it
-            quint32 node = top >= 0 ? stack[size_t(top)].node : 0u;
-            quint32 opNode = topOp >= 0 ? stack[size_t(topOp)].node : kNone;
-            if (opNode == kNone) {
-                // A launch outside every op (a graph replay, a kernel launched from plain python):
-                // the runtime call is the row and the frame its GPU events hang under.
-                node = child(node, KindCall, r.key);
-                opNode = node;
-                forScopes(step, [&](ScopeData &s) { ++s.at(node).calls; });
-            }
-            bool inserted = false;
-            quint32 &site = siteIds[size_t(step + 1)].at(pair64(node, opNode), &inserted);
-            if (inserted) {
-                sites.push_back({node, opNode, step});
-                site = quint32(sites.size());
-            }
-            *slot = site;
-            return;
-        }
-        const quint32 node = child(top >= 0 ? stack[size_t(top)].node : 0u, r.kind, r.key);
-        const qint64 durNs = r.end - r.begin;
-        bool recursive = false;
-        if (r.kind == KindOp)
-            for (quint32 n = nodes[node].parent; n != kNone && n != 0; n = nodes[n].parent)
-                if (nodes[n].kind == KindOp && nodes[n].key == r.key) {
-                    recursive = true;
-                    break;
-                }
-        const qint64 idleNs = r.kind == KindOp && !gpuBusy.empty() ? gpuBusy.idleIn(r.begin, r.end, idleCursor) : 0;
-        forScopes(step, [&](ScopeData &s) {
-            NodeAggregate &a = s.at(node);
-            ++a.calls;
-            a.hostNs += durNs;
-            if (r.kind == KindOp) {
-                a.hostSelfNs += durNs;
-                a.idleSelfNs += idleNs;
-                if (!recursive)
-                    a.hostTotalNs += durNs;
-            }
-        });
-        if (r.kind == KindOp && topOp >= 0) {
-            const Open &parent = stack[size_t(topOp)];
-            const qint64 insideEnd = std::min(r.end, parent.end);
-            const qint64 insideNs = insideEnd - r.begin;
-            const qint64 idleInsideNs = insideEnd == r.end ? idleNs
-                                        : gpuBusy.empty()   ? 0
-                                                            : gpuBusy.idleIn(r.begin, insideEnd, idleCursor);
-            forScopes(parent.step, [&](ScopeData &s) {
-                NodeAggregate &p = s.at(parent.node);
-                p.hostSelfNs -= insideNs;
-                p.idleSelfNs -= idleInsideNs;
-            });
-        }
-        stack.push_back({r.end, node, r.key, r.kind, step, pushes++});
-    };
-
-    // The allocations: each to the innermost op around it on its thread (begin <= ts <= end, the
-    // latest begun), for the memory view's allocating ops.
     struct AllocStats {
         qint64 allocations = 0, allocatedBytes = 0, freedBytes = 0;
     };
-    std::unordered_map<quint64, AllocStats> allocStats;  // (device, op key) -> …
-    std::vector<std::vector<AllocRecord>> allocsOf(m_cpu.size());
-    if (!m_allocs.empty()) {
+
+    std::string_view opName(quint32 key) const
+    {
+        const std::string &k = m_in.names.text(key);
+        return std::string_view(k).substr(0, k.find(kKeySeparator));
+    }
+
+    /// The step `t` falls in, or -1.
+    int stepOf(qint64 t) const
+    {
+        auto it = std::upper_bound(m_in.steps.begin(), m_in.steps.end(), t,
+                                   [](qint64 v, const AC::StepRecord &s) { return v < s.begin; });
+        if (it == m_in.steps.begin())
+            return -1;
+        --it;
+        return t < it->end ? int(it - m_in.steps.begin()) : -1;
+    }
+
+    /// The node of frame (kind, key) under `parent`, made when new.
+    quint32 child(quint32 parent, Kind kind, quint32 key)
+    {
+        const quint64 k = (quint64(parent) << 32) ^ (quint64(kind) << 29) ^ key;  // keys < 2^29
+        bool inserted = false;
+        quint32 &id = m_childOf.at(k, &inserted);
+        if (inserted) {
+            id = quint32(m_nodes.size());
+            m_nodes.push_back({parent, key, kind});
+        }
+        return id;
+    }
+
+    /// `f` on the whole trace's scope and on the step's, if any.
+    template <typename F>
+    void forScopes(int step, F &&f)
+    {
+        f(m_scopes[0]);
+        if (step >= 0)
+            f(m_scopes[size_t(step) + 1]);
+    }
+
+    AttributionScope &scopeOut(size_t i) { return i == 0 ? m_result.wholeTrace : m_result.steps[i - 1]; }
+
+    // The calls' sites (top frame, innermost op, step); each correlation id → its site + 1, in
+    // arrays of 4096 ids where the ids are dense (tracers count them up), else a hash map.
+    void planCallSites()
+    {
+        m_in.correlationPages.forEach([&](quint64 page, qint64 calls) {
+            if (calls * 16 >= qint64(m_page)) {  // a sixteenth of the ids or more: an array is smaller
+                m_densePage.at(page) = quint32(m_denseSites.size() / m_page + 1);
+                m_denseSites.resize(m_denseSites.size() + m_page, 0);
+            }
+        });
+        m_in.correlationPages = {};
+    }
+    quint32 *denseSlot(qint64 correlation)
+    {
+        const quint32 *page = m_densePage.find(quint64(correlation) >> m_in.correlationPageBits);
+        return page ? &m_denseSites[size_t(*page - 1) * m_page + (size_t(correlation) & (m_page - 1))] : nullptr;
+    }
+    quint32 *siteSlot(qint64 correlation)  // correlations are >= 0: never the map's empty key
+    {
+        quint32 *slot = denseSlot(correlation);
+        return slot ? slot : &m_sparseSites.at(quint64(correlation));
+    }
+    quint32 findSite(qint64 correlation)  // its site + 1, 0: none
+    {
+        const quint32 *slot = denseSlot(correlation);
+        if (!slot)
+            slot = m_sparseSites.find(quint64(correlation));
+        return slot ? *slot : 0;
+    }
+
+    // Per thread: ranges and calls in the join's order (joinBefore), a stack of the open ranges:
+    // the stream as it lies, the late records merged in, the thread's allocations between them.
+    void walkCpu()
+    {
+        const std::vector<std::vector<AC::AllocRecord>> allocsOf = allocationsByCpuThread();
+        m_in.allocs = {};
+        for (size_t t = 0; t < m_in.cpu.size(); ++t)
+            walkThread(m_in.cpu[t], allocsOf[t]);
+        m_in.cpu = std::vector<AC::ThreadLog>();
+    }
+
+    /// The allocations of each CPU thread in time order, for the memory view's allocating ops.
+    std::vector<std::vector<AC::AllocRecord>> allocationsByCpuThread() const
+    {
+        std::vector<std::vector<AC::AllocRecord>> allocsOf(m_in.cpu.size());
+        if (m_in.allocs.empty())
+            return allocsOf;
         // Threads compared without quotes: 2021 traces write an op's tid as "25738" and an
         // allocation's as 25738. Of two threads that differ only so, the one with more records.
         std::unordered_map<std::string, quint32> cpuThreadOf;
-        for (quint32 t = 0; t < m_cpu.size(); ++t) {
-            const std::string_view raw = m_threads.text(t);
+        for (quint32 t = 0; t < m_in.cpu.size(); ++t) {
+            const std::string_view raw = m_in.threads.text(t);
             const size_t sep = raw.find(kKeySeparator);
             std::string key(unquoted(raw.substr(0, sep)));
             key.push_back(kKeySeparator);
             key.append(unquoted(sep == std::string_view::npos ? std::string_view() : raw.substr(sep + 1)));
             const auto [it, inserted] = cpuThreadOf.try_emplace(std::move(key), t);
-            if (!inserted && m_cpu[t].records > m_cpu[it->second].records)
+            if (!inserted && m_in.cpu[t].records > m_in.cpu[it->second].records)
                 it->second = t;
         }
-        std::vector<qint64> cpuOfAllocThread(m_allocThreads.size(), -1);
-        for (quint32 t = 0; t < m_allocThreads.size(); ++t)
-            if (const auto it = cpuThreadOf.find(m_allocThreads.text(t)); it != cpuThreadOf.end())
+        std::vector<qint64> cpuOfAllocThread(m_in.allocThreads.size(), -1);
+        for (quint32 t = 0; t < m_in.allocThreads.size(); ++t)
+            if (const auto it = cpuThreadOf.find(m_in.allocThreads.text(t)); it != cpuThreadOf.end())
                 cpuOfAllocThread[t] = it->second;
-        for (const AllocRecord &a : m_allocs)
+        for (const AC::AllocRecord &a : m_in.allocs)
             if (cpuOfAllocThread[a.thread] >= 0)
                 allocsOf[size_t(cpuOfAllocThread[a.thread])].push_back(a);
-        for (std::vector<AllocRecord> &allocs : allocsOf)
+        for (std::vector<AC::AllocRecord> &allocs : allocsOf)
             std::stable_sort(allocs.begin(), allocs.end(),
-                             [](const AllocRecord &a, const AllocRecord &b) { return a.tsNs < b.tsNs; });
+                             [](const AC::AllocRecord &a, const AC::AllocRecord &b) { return a.tsNs < b.tsNs; });
+        return allocsOf;
     }
-    m_allocs = {};
-    auto visitAllocation = [&](const AllocRecord &a) {
-        const Open *around = nullptr;
-        for (size_t i = stack.size(); i-- > 0;)
-            if (stack[i].kind == KindOp && stack[i].end >= a.tsNs) {
-                around = &stack[i];
-                break;
-            }
-        if (endedAtNs == a.tsNs)
-            for (const Open &o : endedAt)
-                if (!around || o.seq > around->seq)
-                    around = &o;
-        if (!around)
-            return;
-        AllocStats &stats = allocStats[pair64(a.device, around->key)];
-        if (a.bytes > 0) {
-            ++stats.allocations;
-            stats.allocatedBytes += a.bytes;
-        } else {
-            stats.freedBytes -= a.bytes;
-        }
-    };
-    // Per thread: ranges and calls in the join's order (joinBefore), a stack of the open ranges:
-    // the stream as it lies, the late records merged in.
-    for (size_t t = 0; t < m_cpu.size(); ++t) {
-        ThreadLog &log = m_cpu[t];
-        stack.clear();
-        endedAt.clear();
-        endedAtNs = std::numeric_limits<qint64>::min();
-        pushes = 0;
-        idleCursor = 0;
-        const std::vector<AllocRecord> &allocs = allocsOf[t];
-        trackEnded = !allocs.empty();
+
+    void walkThread(AC::ThreadLog &log, const std::vector<AC::AllocRecord> &allocs)
+    {
+        m_stack.clear();
+        m_endedAt.clear();
+        m_endedAtNs = std::numeric_limits<qint64>::min();
+        m_pushes = 0;
+        m_idleCursor = 0;
+        m_trackEnded = !allocs.empty();
         size_t nextAlloc = 0;
-        auto next = [&](const CpuRecord &r) {  // an allocation before the ranges that begin with it
+        auto next = [&](const AC::CpuRecord &r) {  // an allocation before the ranges that begin with it
             while (nextAlloc < allocs.size() && allocs[nextAlloc].tsNs < r.begin)
                 visitAllocation(allocs[nextAlloc++]);
             visit(r);
         };
         std::stable_sort(log.late.begin(), log.late.end(), joinBefore);
         size_t nextLate = 0;
-        forEachCpu(log, [&](const CpuRecord &r) {
+        forEachCpu(log, [&](const AC::CpuRecord &r) {
             while (nextLate < log.late.size() && joinBefore(log.late[nextLate], r))
                 next(log.late[nextLate++]);
             next(r);
@@ -959,14 +886,163 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             visitAllocation(allocs[nextAlloc++]);
         log = {};
     }
-    m_cpu = std::vector<ThreadLog>();
-    allocsOf = {};
+
+    /// One range or call of the thread's walk, in the join's order.
+    void visit(const AC::CpuRecord &r)
+    {
+        popEnded(r.begin);
+        int top = -1, topOp = -1;
+        if (findParents(r, top, topOp))
+            ++m_result.rangesPlacedBeside;
+        const int step = stepOf(r.begin);
+        if (r.kind == AC::KindCall)
+            addCall(r, top, topOp, step);
+        else
+            addRange(r, top, topOp, step);
+    }
+
+    /// Pops the ranges that ended by `beginNs`. Allocations need the ops that ended right at their
+    /// timestamp too (an op's span includes its end, as docs/memory.md has it): kept aside.
+    void popEnded(qint64 beginNs)
+    {
+        while (!m_stack.empty() && m_stack.back().end <= beginNs) {
+            if (m_trackEnded && m_stack.back().end == beginNs && m_stack.back().kind == AC::KindOp) {
+                if (m_endedAtNs != beginNs) {
+                    m_endedAt.clear();
+                    m_endedAtNs = beginNs;
+                }
+                m_endedAt.push_back(m_stack.back());
+            }
+            m_stack.pop_back();
+        }
+    }
+
+    /// The parent is the innermost open range that holds the new one whole (`top`), and the
+    /// innermost op among those (`topOp`); -1 for none. A range that began inside another and ends
+    /// after it (beyond the rounding of µs timestamps) is its sibling: it is skipped here, and it
+    /// may stay on the stack under the new one after it ended. A call is a point (its record holds
+    /// the correlation, not an end). True when a range was placed beside such a partial overlap.
+    bool findParents(const AC::CpuRecord &r, int &top, int &topOp) const
+    {
+        const bool isCall = r.kind == AC::KindCall;
+        bool partial = false;
+        for (int i = int(m_stack.size()) - 1; i >= 0; --i) {
+            const Open &o = m_stack[size_t(i)];
+            if (o.end <= r.begin)
+                continue;
+            if (!isCall && o.end < r.end - kNestingSlackNs) {
+                partial = partial || top < 0;
+                continue;
+            }
+            if (top < 0)
+                top = i;
+            if (o.kind == AC::KindOp) {
+                topOp = i;
+                break;
+            }
+        }
+        return partial;
+    }
+
+    /// A runtime call: its correlation id gets the site (top frame, innermost op, step).
+    void addCall(const AC::CpuRecord &r, int top, int topOp, int step)
+    {
+        quint32 *slot = siteSlot(r.end);
+        if (!slot || *slot)
+            return;  // a correlation met twice: the first call keeps it
+        quint32 node = top >= 0 ? m_stack[size_t(top)].node : 0u;
+        quint32 opNode = topOp >= 0 ? m_stack[size_t(topOp)].node : kNone;
+        if (opNode == kNone) {
+            // A launch outside every op (a graph replay, a kernel launched from plain python):
+            // the runtime call is the row and the frame its GPU events hang under.
+            node = child(node, AC::KindCall, r.key);
+            opNode = node;
+            forScopes(step, [&](ScopeData &s) { ++s.at(node).calls; });
+        }
+        bool inserted = false;
+        quint32 &site = m_siteIds[size_t(step + 1)].at(pair64(node, opNode), &inserted);
+        if (inserted) {
+            m_sites.push_back({node, opNode, step});
+            site = quint32(m_sites.size());
+        }
+        *slot = site;
+    }
+
+    /// A range: its node under the parent, its host time (self time less the op directly inside,
+    /// GPU-idle self time) in its scopes, and onto the stack.
+    void addRange(const AC::CpuRecord &r, int top, int topOp, int step)
+    {
+        const quint32 node = child(top >= 0 ? m_stack[size_t(top)].node : 0u, r.kind, r.key);
+        const qint64 durNs = r.end - r.begin;
+        bool recursive = false;
+        if (r.kind == AC::KindOp)
+            for (quint32 n = m_nodes[node].parent; n != kNone && n != 0; n = m_nodes[n].parent)
+                if (m_nodes[n].kind == AC::KindOp && m_nodes[n].key == r.key) {
+                    recursive = true;
+                    break;
+                }
+        const qint64 idleNs =
+            r.kind == AC::KindOp && !m_gpuBusy.empty() ? m_gpuBusy.idleIn(r.begin, r.end, m_idleCursor) : 0;
+        forScopes(step, [&](ScopeData &s) {
+            NodeAggregate &a = s.at(node);
+            ++a.calls;
+            a.hostNs += durNs;
+            if (r.kind == AC::KindOp) {
+                a.hostSelfNs += durNs;
+                a.idleSelfNs += idleNs;
+                if (!recursive)
+                    a.hostTotalNs += durNs;
+            }
+        });
+        if (r.kind == AC::KindOp && topOp >= 0) {
+            const Open &parent = m_stack[size_t(topOp)];
+            const qint64 insideEnd = std::min(r.end, parent.end);
+            const qint64 insideNs = insideEnd - r.begin;
+            const qint64 idleInsideNs = insideEnd == r.end ? idleNs
+                                        : m_gpuBusy.empty() ? 0
+                                                            : m_gpuBusy.idleIn(r.begin, insideEnd, m_idleCursor);
+            forScopes(parent.step, [&](ScopeData &s) {
+                NodeAggregate &p = s.at(parent.node);
+                p.hostSelfNs -= insideNs;
+                p.idleSelfNs -= idleInsideNs;
+            });
+        }
+        m_stack.push_back({r.end, node, r.key, r.kind, step, m_pushes++});
+    }
+
+    /// An allocation goes to the innermost op around it on its thread (begin <= ts <= end, the
+    /// latest begun).
+    void visitAllocation(const AC::AllocRecord &a)
+    {
+        const Open *around = nullptr;
+        for (size_t i = m_stack.size(); i-- > 0;)
+            if (m_stack[i].kind == AC::KindOp && m_stack[i].end >= a.tsNs) {
+                around = &m_stack[i];
+                break;
+            }
+        if (m_endedAtNs == a.tsNs)
+            for (const Open &o : m_endedAt)
+                if (!around || o.seq > around->seq)
+                    around = &o;
+        if (!around)
+            return;
+        AllocStats &stats = m_allocStats[pair64(a.device, around->key)];
+        if (a.bytes > 0) {
+            ++stats.allocations;
+            stats.allocatedBytes += a.bytes;
+        } else {
+            stats.freedBytes -= a.bytes;
+        }
+    }
 
     // The allocating ops per device, merged by op name (shapes apart), handed to the memory view.
-    if (!allocStats.empty()) {
+    void handAllocatingOps()
+    {
+        if (m_allocStats.empty())
+            return;
         std::map<std::pair<int, int>, std::map<std::string_view, MemoryOp>> perDevice;
-        for (const auto &[k, stats] : allocStats) {
-            const std::string &device = m_names.text(quint32(k >> 32));  // "\x1e<id>,<type>"
+        for (const auto &[k, stats] : m_allocStats) {
+            const std::string &device = m_in.names.text(quint32(k >> 32));  // "\x1e<id>,<type>"
             int id = -1, type = -1;
             const char *const end = device.data() + device.size();
             const auto parsed = std::from_chars(device.data() + 1, end, id);
@@ -977,7 +1053,7 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             op.allocatedBytes += stats.allocatedBytes;
             op.freedBytes += stats.freedBytes;
         }
-        for (DeviceMemory &d : out.memory.devices) {
+        for (DeviceMemory &d : m_out.memory.devices) {
             const auto it = perDevice.find({d.deviceId, d.deviceType});
             if (it == perDevice.end())
                 continue;
@@ -989,82 +1065,93 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             setAllocatingOps(d, std::move(ops));
         }
     }
-    siteIds = {};
 
-    // GPU events → calls.
-    std::vector<AttributionScope> &stepScopes = result.steps;
-    stepScopes.resize(m_steps.size());
-    for (size_t i = 0; i < m_steps.size(); ++i)
-        stepScopes[i].label = qtext(m_names.text(m_steps[i].name));
-    AttributionScope &whole = result.wholeTrace;
-    whole.label = QStringLiteral("whole trace");
-    auto scopeOut = [&](size_t i) -> AttributionScope & { return i == 0 ? whole : stepScopes[i - 1]; };
-    forEachGpu(m_gpu, [&](const GpuRecord &g) {
-        whole.gpuTimeNs += g.durationNs;
-        const quint32 site = g.correlation >= 0 ? findSite(g.correlation) : 0;
-        if (!site) {
-            const UnattributedReason why =
-                g.inGraph ? UnattributedReason::GraphReplayWithoutCorrelation : UnattributedReason::NoRuntimeEvent;
-            whole.unattributedNs[int(why)] += g.durationNs;
-            return;
-        }
-        const CallInfo &call = sites[site - 1];
-        if (call.step >= 0)
-            scopeOut(size_t(call.step) + 1).gpuTimeNs += g.durationNs;
-        if (nodes[call.opNode].kind == KindCall) {
-            whole.outsideOpsNs += g.durationNs;
+    // GPU events → calls: each event follows its correlation id to its call's site.
+    void attributeGpuEvents()
+    {
+        std::vector<AttributionScope> &stepScopes = m_result.steps;
+        stepScopes.resize(m_in.steps.size());
+        for (size_t i = 0; i < m_in.steps.size(); ++i)
+            stepScopes[i].label = qtext(m_in.names.text(m_in.steps[i].name));
+        AttributionScope &whole = m_result.wholeTrace;
+        whole.label = QStringLiteral("whole trace");
+        forEachGpu(m_in.gpu, [&](const AC::GpuRecord &g) {
+            whole.gpuTimeNs += g.durationNs;
+            const quint32 site = g.correlation >= 0 ? findSite(g.correlation) : 0;
+            if (!site) {
+                const UnattributedReason why =
+                    g.inGraph ? UnattributedReason::GraphReplayWithoutCorrelation : UnattributedReason::NoRuntimeEvent;
+                whole.unattributedNs[int(why)] += g.durationNs;
+                return;
+            }
+            const CallInfo &call = m_sites[site - 1];
             if (call.step >= 0)
-                scopeOut(size_t(call.step) + 1).outsideOpsNs += g.durationNs;
-        }
-        const quint32 opKey = nodes[call.opNode].key;
-        forScopes(call.step, [&](ScopeData &s) {
-            NodeAggregate &op = s.at(call.opNode);
-            op.opDeviceNs += g.durationNs;
-            ++op.opEvents;
-            s.at(call.node).launchedNs += g.durationNs;
-            s.leafNs.at(pair64(call.node, g.name)) += g.durationNs;
-            ScopeData::KernelOp &link = s.kernelOps.at(pair64(g.name, opKey));
-            ++link.events;
-            link.ns += g.durationNs;
+                scopeOut(size_t(call.step) + 1).gpuTimeNs += g.durationNs;
+            if (m_nodes[call.opNode].kind == AC::KindCall) {
+                whole.outsideOpsNs += g.durationNs;
+                if (call.step >= 0)
+                    scopeOut(size_t(call.step) + 1).outsideOpsNs += g.durationNs;
+            }
+            const quint32 opKey = m_nodes[call.opNode].key;
+            forScopes(call.step, [&](ScopeData &s) {
+                NodeAggregate &op = s.at(call.opNode);
+                op.opDeviceNs += g.durationNs;
+                ++op.opEvents;
+                s.at(call.node).launchedNs += g.durationNs;
+                s.leafNs.at(pair64(call.node, g.name)) += g.durationNs;
+                ScopeData::KernelOp &link = s.kernelOps.at(pair64(g.name, opKey));
+                ++link.events;
+                link.ns += g.durationNs;
+            });
+            whole.attributedNs += g.durationNs;
+            if (call.step >= 0)
+                scopeOut(size_t(call.step) + 1).attributedNs += g.durationNs;
         });
-        whole.attributedNs += g.durationNs;
-        if (call.step >= 0)
-            scopeOut(size_t(call.step) + 1).attributedNs += g.durationNs;
-    });
-    m_gpu = {};
-    denseSites = {};
-    sparseSites = {};
+        m_in.gpu = {};
+        m_denseSites = {};
+        m_sparseSites = {};
+    }
 
     // Each scope's rows, launch tree, module tree and kernel links from its node aggregates.
-    for (size_t si = 0; si < scopeCount; ++si) {
-        ScopeData &s = scopes[si];
+    void buildScope(size_t si)
+    {
+        ScopeData &s = m_scopes[si];
         AttributionScope &outScope = scopeOut(si);
-        s.nodes.resize(nodes.size());
+        s.nodes.resize(m_nodes.size());
+        opRows(s, outScope.ops);
+        const std::vector<char> used = usedNodes(s);
+        launchTree(s, used, outScope.launches);
+        outScope.modules = moduleTree(s, used);
+        kernelLinks(s, outScope.kernelOps);
+        s = {};
+    }
 
-        // Operator rows.
+    /// Operator rows: each op key (and each runtime call outside ops that launched something).
+    void opRows(const ScopeData &s, std::vector<OpStats> &ops)
+    {
         std::unordered_map<quint64, size_t> rowOf;  // (is a runtime call, key) -> row
         auto row = [&](quint32 key, bool runtimeCall = false) -> OpStats & {
-            const auto [it, inserted] = rowOf.try_emplace(pair64(runtimeCall, key), outScope.ops.size());
+            const auto [it, inserted] = rowOf.try_emplace(pair64(runtimeCall, key), ops.size());
             if (inserted) {
                 OpStats r;
-                const std::string &k = m_names.text(key);
+                const std::string &k = m_in.names.text(key);
                 const size_t sep = runtimeCall ? std::string::npos : k.find(kKeySeparator);
                 r.name = qtext(std::string_view(k).substr(0, sep));
                 if (sep != std::string::npos)
                     r.inputShapes = qtext(std::string_view(k).substr(sep + 1));
                 r.runtimeCall = runtimeCall;
-                outScope.ops.push_back(std::move(r));
+                ops.push_back(std::move(r));
             }
-            return outScope.ops[it->second];
+            return ops[it->second];
         };
         std::vector<quint32> seenKeys;
-        for (quint32 n = 1; n < nodes.size(); ++n) {
+        for (quint32 n = 1; n < m_nodes.size(); ++n) {
             const NodeAggregate &a = s.nodes[n];
-            const bool runtimeCall = nodes[n].kind == KindCall;
-            if ((nodes[n].kind != KindOp && !runtimeCall) || (a.calls == 0 && a.opEvents == 0) ||
+            const bool runtimeCall = m_nodes[n].kind == AC::KindCall;
+            if ((m_nodes[n].kind != AC::KindOp && !runtimeCall) || (a.calls == 0 && a.opEvents == 0) ||
                 (runtimeCall && a.opEvents == 0))  // a call outside ops that launched nothing: no row
                 continue;
-            OpStats &r = row(nodes[n].key, runtimeCall);
+            OpStats &r = row(m_nodes[n].key, runtimeCall);
             if (runtimeCall) {  // outside every op: no op above it, host time not recorded
                 r.calls += a.calls;
                 r.deviceSelfNs += a.opDeviceNs;
@@ -1082,14 +1169,15 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
                 continue;
             // Device total: this op's GPU time counts once for each distinct op key on its stack.
             seenKeys.clear();
-            for (quint32 m = n; m != kNone && m != 0; m = nodes[m].parent) {
-                if (nodes[m].kind != KindOp || std::find(seenKeys.begin(), seenKeys.end(), nodes[m].key) != seenKeys.end())
+            for (quint32 m = n; m != kNone && m != 0; m = m_nodes[m].parent) {
+                if (m_nodes[m].kind != AC::KindOp ||
+                    std::find(seenKeys.begin(), seenKeys.end(), m_nodes[m].key) != seenKeys.end())
                     continue;
-                seenKeys.push_back(nodes[m].key);
-                row(nodes[m].key).deviceTotalNs += a.opDeviceNs;
+                seenKeys.push_back(m_nodes[m].key);
+                row(m_nodes[m].key).deviceTotalNs += a.opDeviceNs;
             }
         }
-        std::sort(outScope.ops.begin(), outScope.ops.end(), [](const OpStats &a, const OpStats &b) {
+        std::sort(ops.begin(), ops.end(), [](const OpStats &a, const OpStats &b) {
             if (a.deviceSelfNs != b.deviceSelfNs)
                 return a.deviceSelfNs > b.deviceSelfNs;
             if (a.hostTotalNs != b.hostTotalNs)
@@ -1098,22 +1186,40 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
                 return a.name < b.name;
             return a.inputShapes.value_or(QString()) < b.inputShapes.value_or(QString());
         });
+    }
 
-        // Which nodes this scope touched (and their ancestors).
-        std::vector<char> used(nodes.size(), 0);
-        for (quint32 n = 1; n < nodes.size(); ++n) {
+    /// Which nodes the scope touched (and their ancestors).
+    std::vector<char> usedNodes(const ScopeData &s) const
+    {
+        std::vector<char> used(m_nodes.size(), 0);
+        for (quint32 n = 1; n < m_nodes.size(); ++n) {
             const NodeAggregate &a = s.nodes[n];
-            if ((a.calls == 0 && a.launchedNs == 0 && a.opEvents == 0) || (nodes[n].kind == KindCall && a.opEvents == 0))
+            if ((a.calls == 0 && a.launchedNs == 0 && a.opEvents == 0) ||
+                (m_nodes[n].kind == AC::KindCall && a.opEvents == 0))
                 continue;
-            for (quint32 m = n; m != kNone && !used[m]; m = nodes[m].parent)
+            for (quint32 m = n; m != kNone && !used[m]; m = m_nodes[m].parent)
                 used[m] = 1;
         }
         used[0] = 1;
+        return used;
+    }
 
-        // Launch tree: stack nodes merged by displayed name (ops without their shapes).
-        LaunchTree &tree = outScope.launches;
+    /// A node's name as a frame shows it: an op without its shapes, a module without "nn.Module: ".
+    QString frameName(quint32 n) const
+    {
+        const std::string &k = m_in.names.text(m_nodes[n].key);
+        if (m_nodes[n].kind == AC::KindOp)
+            return qtext(opName(m_nodes[n].key));
+        if (m_nodes[n].kind == AC::KindModule)
+            return qtext(std::string_view(k).substr(11));  // after "nn.Module: "
+        return qtext(k);
+    }
+
+    /// Launch tree: stack nodes merged by displayed name (ops without their shapes).
+    void launchTree(const ScopeData &s, const std::vector<char> &used, LaunchTree &tree) const
+    {
         tree.nodes.push_back({QString(), FrameKind::Root, -1, {}, 0, 0});
-        std::vector<int> shown(nodes.size(), -1);
+        std::vector<int> shown(m_nodes.size(), -1);
         shown[0] = 0;
         std::unordered_map<QString, int> displayChild;  // "parent|kind|name" -> node
         auto displayNode = [&](int parent, FrameKind kind, const QString &name) {
@@ -1126,23 +1232,16 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             }
             return it->second;
         };
-        auto frameName = [&](quint32 n) {
-            const std::string &k = m_names.text(nodes[n].key);
-            if (nodes[n].kind == KindOp)
-                return qtext(opName(nodes[n].key));
-            if (nodes[n].kind == KindModule)
-                return qtext(std::string_view(k).substr(11));  // after "nn.Module: "
-            return qtext(k);
-        };
-        for (quint32 n = 1; n < nodes.size(); ++n) {
+        for (quint32 n = 1; n < m_nodes.size(); ++n) {
             if (!used[n])
                 continue;
-            const int d = displayNode(shown[nodes[n].parent], frameKind(nodes[n].kind), frameName(n));
+            const int d = displayNode(shown[m_nodes[n].parent], frameKind(m_nodes[n].kind), frameName(n));
             shown[n] = d;
             tree.nodes[size_t(d)].hostNs += s.nodes[n].hostNs;  // its GPU time comes from its GPU-event leaves
         }
         s.leafNs.forEach([&](quint64 k, qint64 ns) {
-            const int d = displayNode(shown[quint32(k >> 32)], FrameKind::GpuEvent, qtext(m_names.text(quint32(k))));
+            const int d =
+                displayNode(shown[quint32(k >> 32)], FrameKind::GpuEvent, qtext(m_in.names.text(quint32(k))));
             tree.nodes[size_t(d)].gpuNs += ns;
         });
         for (int d = int(tree.nodes.size()) - 1; d > 0; --d)  // children come after their parent
@@ -1153,8 +1252,11 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
         tree.nodes[0].hostNs = 0;
         for (const int c : tree.nodes[0].children)
             tree.nodes[0].hostNs += tree.nodes[size_t(c)].hostNs;
+    }
 
-        // Module / annotation tree: the stack nodes reduced to their module and annotation frames.
+    /// Module / annotation tree: the stack nodes reduced to their module and annotation frames.
+    ModuleNode moduleTree(const ScopeData &s, const std::vector<char> &used) const
+    {
         struct Flat {
             QString name;
             FrameKind kind;
@@ -1164,22 +1266,22 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
         };
         std::vector<Flat> flat{{QString(), FrameKind::Root, -1, 0, 0, 0, {}}};
         std::unordered_map<QString, int> flatChild;
-        std::vector<int> moduleOf(nodes.size(), 0);
-        for (quint32 n = 1; n < nodes.size(); ++n) {
+        std::vector<int> moduleOf(m_nodes.size(), 0);
+        for (quint32 n = 1; n < m_nodes.size(); ++n) {
             if (!used[n])
                 continue;
-            const int parent = moduleOf[nodes[n].parent];
-            if (nodes[n].kind != KindModule && nodes[n].kind != KindAnnotation) {
+            const int parent = moduleOf[m_nodes[n].parent];
+            if (m_nodes[n].kind != AC::KindModule && m_nodes[n].kind != AC::KindAnnotation) {
                 moduleOf[n] = parent;
                 flat[size_t(parent)].deviceNs += s.nodes[n].launchedNs;
                 continue;
             }
             const QString name = frameName(n);
-            const QString k = QString::number(parent) + QLatin1Char('|') + QString::number(int(nodes[n].kind)) +
+            const QString k = QString::number(parent) + QLatin1Char('|') + QString::number(int(m_nodes[n].kind)) +
                               QLatin1Char('|') + name;
             const auto [it, inserted] = flatChild.try_emplace(k, int(flat.size()));
             if (inserted) {
-                flat.push_back({name, frameKind(nodes[n].kind), parent, 0, 0, 0, {}});
+                flat.push_back({name, frameKind(m_nodes[n].kind), parent, 0, 0, 0, {}});
                 flat[size_t(parent)].children.push_back(it->second);
             }
             moduleOf[n] = it->second;
@@ -1204,9 +1306,12 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             });
             return m;
         };
-        outScope.modules = build(build, 0);
+        return build(build, 0);
+    }
 
-        // Kernel ↔ op links, by op name (the rows of one name with several shapes merged).
+    /// Kernel ↔ op links, by op name (the rows of one name with several shapes merged).
+    void kernelLinks(const ScopeData &s, std::vector<KernelOpLink> &out) const
+    {
         std::map<std::pair<quint32, std::string_view>, ScopeData::KernelOp> links;
         s.kernelOps.forEach([&](quint64 k, const ScopeData::KernelOp &link) {
             ScopeData::KernelOp &l = links[{quint32(k >> 32), opName(quint32(k))}];
@@ -1214,14 +1319,53 @@ void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             l.ns += link.ns;
         });
         for (const auto &[k, link] : links)
-            outScope.kernelOps.push_back({qtext(m_names.text(k.first)), qtext(k.second), link.events, link.ns});
-        std::sort(outScope.kernelOps.begin(), outScope.kernelOps.end(), [](const KernelOpLink &a, const KernelOpLink &b) {
+            out.push_back({qtext(m_in.names.text(k.first)), qtext(k.second), link.events, link.ns});
+        std::sort(out.begin(), out.end(), [](const KernelOpLink &a, const KernelOpLink &b) {
             if (a.deviceNs != b.deviceNs)
                 return a.deviceNs > b.deviceNs;
             return a.kernelName != b.kernelName ? a.kernelName < b.kernelName : a.opName < b.opName;
         });
-        s = {};
     }
+
+    Records m_in;
+    const size_t m_page;
+    TorchTrace &m_out;
+    TraceAttribution &m_result;
+    const GpuBusyUnion m_gpuBusy;
+    std::vector<ScopeData> m_scopes;  // 0: the whole trace, then one per step
+    std::vector<PathNode> m_nodes{{kNone, kNone, AC::KindCall}};  // the root
+    IdMap<quint32> m_childOf;
+    std::vector<CallInfo> m_sites;
+    std::vector<IdMap<quint32>> m_siteIds;  // per scope: (node, op node) -> site + 1
+    IdMap<quint32> m_densePage;             // page -> its place in m_denseSites + 1
+    std::vector<quint32> m_denseSites;
+    IdMap<quint32> m_sparseSites;
+    std::unordered_map<quint64, AllocStats> m_allocStats;  // (device, op key) -> …
+    // The walk of one thread.
+    std::vector<Open> m_stack;
+    quint32 m_pushes = 0;
+    bool m_trackEnded = false;
+    std::vector<Open> m_endedAt;
+    qint64 m_endedAtNs = std::numeric_limits<qint64>::min();
+    size_t m_idleCursor = 0;
+};
+
+} // namespace
+
+void AttributionConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
+{
+    TraceAttribution &result = out.attribution;
+    result = {};
+    if (m_gpuEvents == 0 && m_ops == 0)
+        return;
+    // Runtime calls alone are enough: a launch outside every op is a row of its own.
+    result.available = m_calls > 0;
+    result.linkMethod = QStringLiteral("time containment of the runtime call on its thread");
+    result.shapesRecorded = m_shapes;
+    AttributionJoin({m_names, m_threads, m_allocThreads, m_cpu, m_gpu, m_correlationPages, kCorrelationPageBits,
+                     m_steps, m_allocs},
+                    out)
+        .run();
     if (result.rangesPlacedBeside > 0)
         out.diagnostics.push_back(
             {Severity::Info, document.name, 0,
