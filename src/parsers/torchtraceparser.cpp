@@ -158,6 +158,12 @@ void addOtherTimelines(const RunInventory &inventory, const InputRow *primary, c
         }
         for (Diagnostic &d : other.diagnostics)
             out.diagnostics.push_back(std::move(d));
+        RankTraceReading rank{trace->relativePath, std::nullopt, std::move(other.attribution), std::move(other.memory)};
+        if (!other.timeline.files.empty()) {
+            rank.file = other.timeline.files.front().file;
+            rank.rank = other.timeline.files.front().rank;
+        }
+        out.otherRanks.push_back(std::move(rank));
         for (GpuTimelineFile &file : other.timeline.files)
             out.timeline.files.push_back(std::move(file));
     }

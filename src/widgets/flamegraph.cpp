@@ -1,6 +1,7 @@
 #include "flamegraph.h"
 
 #include "attributiontext.h"
+#include "traceranks.h"
 #include "formatting.h"
 
 #include <QComboBox>
@@ -338,10 +339,10 @@ QColor FlameGraph::kindColor(FrameKind kind)
     return Qt::gray;
 }
 
-void FlameGraph::setRun(std::shared_ptr<const RunAnalysis> run)
+void FlameGraph::setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex)
 {
-    const QString note = attributionEmptyNote(run.get());
-    setAttribution(note.isEmpty() ? attributionOf(run) : nullptr, note);
+    const QString note = attributionEmptyNote(run.get(), rankIndex);
+    setAttribution(note.isEmpty() ? attributionOfRank(run, rankIndex) : nullptr, note);
 }
 
 void FlameGraph::setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote)

@@ -46,7 +46,8 @@ public:
     ~FlameGraph() override;
 
     /// Null, a run without attribution or without GPU time: an empty graph with a one-line note.
-    void setRun(std::shared_ptr<const RunAnalysis> run);
+    /// The run's chrome trace `rankIndex` (traceRankChoices(): 0 is the primary trace).
+    void setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex = 0);
     /// As setRun, for an attribution on its own; `emptyNote` is shown when it has nothing to draw.
     void setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote = {});
     /// 0 = whole trace, i >= 1 = step i (attributiontext.h). Resets the zoom.

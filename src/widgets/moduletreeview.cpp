@@ -1,6 +1,7 @@
 #include "moduletreeview.h"
 
 #include "attributiontext.h"
+#include "traceranks.h"
 #include "modelroles.h"
 #include "moduletreemodel.h"
 #include "percentbardelegate.h"
@@ -56,10 +57,10 @@ ModuleTreeView::ModuleTreeView(QWidget *parent)
 
 ModuleTreeView::~ModuleTreeView() = default;
 
-void ModuleTreeView::setRun(std::shared_ptr<const RunAnalysis> run)
+void ModuleTreeView::setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex)
 {
-    const QString note = attributionEmptyNote(run.get());
-    setAttribution(note.isEmpty() ? attributionOf(run) : nullptr, note);
+    const QString note = attributionEmptyNote(run.get(), rankIndex);
+    setAttribution(note.isEmpty() ? attributionOfRank(run, rankIndex) : nullptr, note);
 }
 
 void ModuleTreeView::setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote)

@@ -27,7 +27,8 @@ public:
     ~ModuleTreeView() override;
 
     /// Null or a run with nothing to attribute: an empty tree and a note saying why.
-    void setRun(std::shared_ptr<const RunAnalysis> run);
+    /// The run's chrome trace `rankIndex` (traceRankChoices(): 0 is the primary trace).
+    void setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex = 0);
     void setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote = {});
     /// 0 = whole trace, i >= 1 = step i (attributiontext.h).
     void setScopeIndex(int index);

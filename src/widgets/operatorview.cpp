@@ -1,6 +1,7 @@
 #include "operatorview.h"
 
 #include "attributiontext.h"
+#include "traceranks.h"
 #include "kerneloplinkmodel.h"
 #include "modelroles.h"
 #include "opsmodel.h"
@@ -170,10 +171,10 @@ OperatorView::OperatorView(QWidget *parent)
 
 OperatorView::~OperatorView() = default;
 
-void OperatorView::setRun(std::shared_ptr<const RunAnalysis> run)
+void OperatorView::setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex)
 {
-    const QString note = attributionEmptyNote(run.get());
-    setAttribution(note.isEmpty() ? attributionOf(run) : nullptr, note);
+    const QString note = attributionEmptyNote(run.get(), rankIndex);
+    setAttribution(note.isEmpty() ? attributionOfRank(run, rankIndex) : nullptr, note);
 }
 
 void OperatorView::setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote)

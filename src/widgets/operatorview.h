@@ -33,7 +33,8 @@ public:
     ~OperatorView() override;
 
     /// Null or a run with nothing to attribute: empty tables and a one-line note saying why.
-    void setRun(std::shared_ptr<const RunAnalysis> run);
+    /// The run's chrome trace `rankIndex` (traceRankChoices(): 0 is the primary trace).
+    void setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex = 0);
     void setAttribution(std::shared_ptr<const TraceAttribution> attribution, const QString &emptyNote = {});
     /// 0 = whole trace, i >= 1 = step i (attributiontext.h).
     void setScopeIndex(int index);

@@ -4,6 +4,7 @@
 #include "formatting.h"
 #include "plotstyle.h"
 #include "run.h"
+#include "traceranks.h"
 
 #include <QHelpEvent>
 #include <QResizeEvent>
@@ -189,13 +190,13 @@ void TelemetryPlot::setTelemetry(const SmiTelemetry *telemetry)
     rebuild(telemetry, nullptr);
 }
 
-void TelemetryPlot::setRun(const RunAnalysis *run)
+void TelemetryPlot::setRun(const RunAnalysis *run, int rankIndex)
 {
     m_hasRun = run != nullptr;
-    rebuild(run ? &run->smi : nullptr, run);
+    rebuild(run ? &run->smi : nullptr, run, rankIndex);
 }
 
-void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run)
+void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run, int rankIndex)
 {
     for (QVector<QCPGraph *> *graphs : {&m_utilGraphs, &m_hbmGraphs, &m_traceBusyGraphs, &m_traceMemoryGraphs}) {
         for (QCPGraph *graph : std::as_const(*graphs))
@@ -229,12 +230,14 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
         for (auto &[gpu, series] : util) {
             const QColor color = graphColor(int(m_utilGraphs.size()));
             QCPGraph *u = addGraph(m_utilRect->axis(QCPAxis::atBottom), m_utilRect->axis(QCPAxis::atLeft));
-            u->setName(tr("GPU %1").arg(gpu));
+            // The one device naming (devicefacts.h): with the trace device where the run's files say it.
+            const QString name = run ? telemetryGpuName(run->facts.devices, gpu, true) : deviceDisplayName(gpu, -1);
+            u->setName(name);
             u->setPen(QPen(color, 1.5));
             u->setData(series.first, series.second);
             m_utilGraphs.push_back(u);
             QCPGraph *h = addGraph(m_hbmRect->axis(QCPAxis::atBottom), m_hbmRect->axis(QCPAxis::atLeft));
-            h->setName(tr("GPU %1").arg(gpu));
+            h->setName(name);
             h->setPen(QPen(color, 1.5));
             h->setData(hbm[gpu].first, hbm[gpu].second);
             h->removeFromLegend();
@@ -249,7 +252,7 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
     if (run && !hasTelemetry)
         addTraceBusy(*run);
     if (run)
-        addTraceMemory(*run, !hasTelemetry);
+        addTraceMemory(*run, !hasTelemetry, rankIndex);
     if (run && hasTelemetry && run->smi.placement.placed)
         addStepMarks(*run);
     m_utilSource = hasTelemetry ? Source::Telemetry : !m_traceBusyGraphs.isEmpty() ? Source::Trace : Source::None;
@@ -323,13 +326,23 @@ void TelemetryPlot::addTraceBusy(const RunAnalysis &run)
     }
 }
 
-void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves)
+void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves, int rankIndex)
 {
-    const TraceMemory &memory = run.torch.memory;
-    // The allocator's events are on the primary torch trace's clock: the same origin as its steps.
+    const TraceMemory *picked = traceMemoryOfRank(run, rankIndex);
+    const std::vector<TraceRankChoice> choices = traceRankChoices(run);
+    if (!picked || std::size_t(rankIndex) >= choices.size()) {
+        picked = &run.torch.memory;
+        rankIndex = 0;
+    }
+    const TraceMemory &memory = *picked;
+    const std::ptrdiff_t fileIndex = choices.empty() ? 0 : choices[std::size_t(rankIndex)].timelineFile;
+    const GpuTimelineFile *file = fileIndex >= 0 && std::size_t(fileIndex) < run.torch.timeline.files.size()
+                                      ? &run.torch.timeline.files[std::size_t(fileIndex)]
+                                      : nullptr;
+    // The allocator's events are on the picked torch trace's clock: the same origin as its steps.
     qint64 origin = std::numeric_limits<qint64>::max();
     for (const DeviceTimelineAnalysis &d : run.torchTimeline.devices)
-        if (d.fileIndex == 0 && !d.stepWindows.empty())
+        if (std::ptrdiff_t(d.fileIndex) == fileIndex && !d.stepWindows.empty())
             origin = std::min(origin, d.stepWindows.front().startNs);
     for (const DeviceMemory &d : memory.devices)
         if (origin == std::numeric_limits<qint64>::max() && !d.curve.empty())
@@ -341,6 +354,9 @@ void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves)
                                         double(d.peakAllocatedBytes) / 1e9});
         if (!asCurves || d.curve.empty())
             continue;
+        // The one device naming, its place counted among the trace's own devices.
+        const QString deviceName =
+            file ? deviceNameInFile(*file, d.deviceId, true) : deviceDisplayName(-1, d.deviceId, true);
         QVector<double> xs, allocated, reserved;
         for (const MemoryPoint &p : d.curve) {
             const double x = double(p.timestampNs - origin) / 1e9;
@@ -353,7 +369,7 @@ void TelemetryPlot::addTraceMemory(const RunAnalysis &run, bool asCurves)
         }
         for (bool isReserved : {false, true}) {
             QCPGraph *g = addGraph(m_hbmRect->axis(QCPAxis::atBottom), m_hbmRect->axis(QCPAxis::atLeft));
-            g->setName(isReserved ? tr("device %1 reserved").arg(d.deviceId) : tr("device %1 allocated").arg(d.deviceId));
+            g->setName(isReserved ? tr("%1 reserved").arg(deviceName) : tr("%1 allocated").arg(deviceName));
             g->setData(xs, isReserved ? reserved : allocated);
             g->setLineStyle(QCPGraph::lsStepLeft);  // the allocator's level holds until its next event
             g->setProperty("reserved", isReserved);

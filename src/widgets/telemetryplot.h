@@ -38,7 +38,8 @@ public:
     /// is left out and a one-line note says why; with neither panel the plot is that line alone.
     /// When the analysis placed the telemetry on the steps (SmiTelemetry::placement), each step's
     /// start is a thin vertical line in both panels and every other step is shaded.
-    void setRun(const RunAnalysis *run);
+    /// The allocator memory is chrome trace `rankIndex`'s (traceRankChoices(): 0 is the primary).
+    void setRun(const RunAnalysis *run, int rankIndex = 0);
 
     enum class Source { None, Telemetry, Trace };
     Source utilSource() const { return m_utilSource; }
@@ -123,9 +124,9 @@ protected:
     QSize sizeHint() const override;
 
 private:
-    void rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run);
+    void rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run, int rankIndex = 0);
     void addTraceBusy(const RunAnalysis &run);
-    void addTraceMemory(const RunAnalysis &run, bool asCurves);
+    void addTraceMemory(const RunAnalysis &run, bool asCurves, int rankIndex);
     void addStepMarks(const RunAnalysis &run);
     void clearStepMarks();
     /// Lays out the panels that have something to draw and the note, hides the items of the others.

@@ -22,11 +22,13 @@
 #include "thresholdeditor.h"
 #include "thresholdgauge.h"
 #include "timelinepanel.h"
+#include "traceranks.h"
 #include "wastebudgetmodel.h"
 #include "workbenchsession.h"
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDataStream>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -40,6 +42,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 namespace goblin {
@@ -93,6 +96,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     , m_verdict(new QLabel(this))
     , m_topAdvice(new QLabel(this))
     , m_scope(new OneLineLabel(this))
+    , m_rankLabel(new QLabel(tr("&Rank:"), this))
+    , m_rankPicker(new QComboBox(this))
     , m_budgetTable(makeTable(this))
     , m_budgetLegend(new QLabel(this))
     , m_telemetryPlot(new TelemetryPlot(this))
@@ -300,7 +305,27 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_scope->setObjectName(QStringLiteral("ViewScope"));
     m_scope->setTextFormat(Qt::PlainText);
     m_scope->setForegroundRole(QPalette::PlaceholderText);
-    headerLayout->addWidget(m_scope);
+    // A view that shows one rank's trace (operators, flame graph, modules, trace memory) picks it
+    // here, beside the line that names it.
+    m_rankPicker->setObjectName(QStringLiteral("RankPicker"));
+    m_rankPicker->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_rankPicker->setToolTip(tr("The chrome trace (rank) the Operators, Flame graph and Modules views and the "
+                                "trace's memory curves show; the other views cover the whole job"));
+    m_rankLabel->setBuddy(m_rankPicker);
+    auto *scopeRow = new QHBoxLayout;
+    scopeRow->setContentsMargins(0, 0, 0, 0);
+    scopeRow->addWidget(m_scope, 1);
+    scopeRow->addWidget(m_rankLabel);
+    scopeRow->addWidget(m_rankPicker);
+    headerLayout->addLayout(scopeRow);
+    connect(m_rankPicker, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0)
+            return;
+        if (const auto run = m_session->currentRun())
+            m_rankOfRun[run->runDir] = index;
+        showRank(index);
+        updateScope();
+    });
 
     auto *body = new QHBoxLayout;
     body->setContentsMargins(0, 0, 0, 0);
@@ -506,10 +531,12 @@ void WorkbenchView::onRunChanged()
     const auto run = m_session->currentRun();
     m_kernelTable->setRootIndex(m_session->currentKernelRoot());
     m_kernelTable->setEnabled(bool(run));
-    m_telemetryPlot->setRun(run.get());
-    m_operators->setRun(run);
-    m_flameGraph->setRun(run);
-    m_modules->setRun(run);
+    fillRankPicker();
+    const int rank = currentRankIndex();
+    m_telemetryPlot->setRun(run.get(), rank);
+    m_operators->setRun(run, rank);
+    m_flameGraph->setRun(run, rank);
+    m_modules->setRun(run, rank);
     // The plot's panels are made anew for each run's GPUs, with QCustomPlot's white default;
     // the palette (a dark theme chosen before the run opened) is put back on them.
     m_telemetryPlot->applyPalette(m_telemetryPlot->palette());
@@ -525,10 +552,44 @@ void WorkbenchView::updateScope()
 {
     const auto run = m_session->currentRun();
     const auto it = m_scopeOf.find(m_pages->currentWidget());
-    const QString text = it == m_scopeOf.end() ? QString() : viewScopeText(run.get(), it->second);
+    const QString text = it == m_scopeOf.end() ? QString() : viewScopeText(run.get(), it->second, currentRankIndex());
     m_scope->setText(text);
     m_scope->setToolTip(text);  // the line elides to the view's width; the tooltip has it whole
     m_scope->setVisible(!text.isEmpty());
+    const bool picker = it != m_scopeOf.end() && viewShowsOneRank(it->second) && m_rankPicker->count() > 1;
+    m_rankLabel->setVisible(picker);
+    m_rankPicker->setVisible(picker);
+}
+
+void WorkbenchView::fillRankPicker()
+{
+    const auto run = m_session->currentRun();
+    const QSignalBlocker block(m_rankPicker);
+    m_rankPicker->clear();
+    if (!run)
+        return;
+    for (const TraceRankChoice &c : traceRankChoices(*run))
+        m_rankPicker->addItem(c.label, c.file);
+    const auto remembered = m_rankOfRun.find(run->runDir);
+    const int index = remembered == m_rankOfRun.end() ? 0 : remembered->second;
+    m_rankPicker->setCurrentIndex(index >= 0 && index < m_rankPicker->count() ? index : 0);
+}
+
+int WorkbenchView::currentRankIndex() const
+{
+    return std::max(0, m_rankPicker->currentIndex());
+}
+
+void WorkbenchView::showRank(int rankIndex)
+{
+    const auto run = m_session->currentRun();
+    m_operators->setRun(run, rankIndex);
+    m_flameGraph->setRun(run, rankIndex);
+    m_modules->setRun(run, rankIndex);
+    // The memory curves: the plot is rebuilt, so the palette and the run's levels go back on it.
+    m_telemetryPlot->setRun(run.get(), rankIndex);
+    m_telemetryPlot->applyPalette(m_telemetryPlot->palette());
+    onProfileChanged();
 }
 
 void WorkbenchView::onProfileChanged()
@@ -593,17 +654,15 @@ void WorkbenchView::onThresholdsChanged()
 void WorkbenchView::onMetricsChanged()
 {
     // The step plan decides whether unmarked spans are cut into N (derived.h): the timeline follows it.
-    const int cut = m_session->live()->derived().timelineCutSteps;
-    m_timeline->setEqualSteps(cut > 0 ? std::optional<int>(cut) : std::nullopt);
+    m_timeline->setTimelineCut(m_session->live()->derived().timelineCut);
     updateLevels();
     updateTopAdvice();
 }
 
 void WorkbenchView::updateTopAdvice()
 {
-    // The advice panel recomputed first (it connected to metricsChanged before this view did):
-    // its first row is the largest piece of advice for the same thresholds.
-    const std::vector<Advice> &advice = m_advice->advice();
+    // Derived's advice, as the Advice view and the report show it: the largest piece first.
+    const std::vector<Advice> &advice = m_session->live()->derived().advice;
     if (!m_session->currentRun() || advice.empty()) {
         m_topAdvice->setText(m_session->currentRun() ? tr("No advice: no waste bucket above zero is known.") : QString());
         m_topAdvice->setVisible(!m_topAdvice->text().isEmpty());

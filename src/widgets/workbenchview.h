@@ -14,6 +14,7 @@
 
 class QAction;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -59,6 +60,9 @@ public:
     QLabel *verdictLabel() const { return m_verdict; }
     /// The current view's scope in one line (files or ranks, devices, steps: viewscope.h).
     QLabel *scopeLabel() const { return m_scope; }
+    /// Which chrome trace (rank) the one-rank views show: beside the scope line, shown on those
+    /// views when the run has several traces; remembered per run.
+    QComboBox *rankPicker() const { return m_rankPicker; }
     /// The first piece of advice under the headline; its link shows the Advice view.
     QLabel *topAdviceLabel() const { return m_topAdvice; }
     QTableView *budgetTable() const { return m_budgetTable; }
@@ -117,6 +121,9 @@ private:
     void updateLevels();           ///< utilisation, host busy and HBM levels of the run or the shown step
     void updateTopAdvice();
     void updateScope();  ///< the scope line of the current view and run
+    void fillRankPicker();  ///< the current run's chrome traces, the one remembered for it picked
+    void showRank(int rankIndex);  ///< the one-rank views show that trace
+    int currentRankIndex() const;
     void updateTabTitles();
     void setViewTitle(int index, const QString &title);
     void rebuildViewActions();
@@ -128,6 +135,9 @@ private:
     QLabel *m_topAdvice;
     QLabel *m_scope;
     std::map<const QWidget *, ViewScope> m_scopeOf;  ///< the built-in pages' scopes
+    QLabel *m_rankLabel;
+    QComboBox *m_rankPicker;
+    std::map<QString, int> m_rankOfRun;  ///< the rank picked per run folder (runDir)
     QTableView *m_budgetTable;
     QLabel *m_budgetLegend;
     TelemetryPlot *m_telemetryPlot;

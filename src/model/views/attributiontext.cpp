@@ -1,6 +1,7 @@
 #include "attributiontext.h"
 
 #include "formatting.h"
+#include "traceranks.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -50,11 +51,19 @@ std::shared_ptr<const TraceAttribution> attributionOf(const std::shared_ptr<cons
 
 QString attributionEmptyNote(const RunAnalysis *run)
 {
+    return attributionEmptyNote(run, 0);
+}
+
+QString attributionEmptyNote(const RunAnalysis *run, int rankIndex)
+{
     if (!run)
         return tr("No run is open.");
     if (run->torch.file.relativePath.isEmpty())
         return tr("This run has no torch.profiler trace, so there is nothing to attribute GPU time to.");
-    const TraceAttribution &a = run->torch.attribution;
+    const TraceAttribution *picked = traceAttributionOfRank(*run, rankIndex);
+    if (!picked)
+        return tr("This run has no trace of the rank picked.");
+    const TraceAttribution &a = *picked;
     // A CPU-only trace has ops but nothing to attribute: say that, not that ops are missing.
     if (a.wholeTrace.gpuTimeNs <= 0 && !a.wholeTrace.ops.empty())
         return tr("This trace has CPU ops but no GPU events (kernels, copies) launched from them.");

@@ -24,6 +24,8 @@ std::shared_ptr<const TraceAttribution> attributionOf(const std::shared_ptr<cons
 /// Why a run has nothing to show in the attribution views ("this trace has no CPU ops to
 /// attribute GPU time to"); empty when it has. One line, for an empty state.
 QString attributionEmptyNote(const RunAnalysis *run);
+/// The same for the chrome trace `rankIndex` of traceRankChoices() (0: the primary).
+QString attributionEmptyNote(const RunAnalysis *run, int rankIndex);
 
 /// Milliseconds with three decimals (µs resolution), for columns whose header says "(ms)".
 QString formatMs(qint64 ns);

@@ -1,6 +1,8 @@
 #include "viewscope.h"
 
+#include "devicefacts.h"
 #include "ranks.h"
+#include "traceranks.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -48,6 +50,20 @@ int devicesWithEvents(const TimelineAnalysis &t, std::optional<std::size_t> file
     return n;
 }
 
+/// The devices of a timeline in the one naming (devicefacts.h), short form, each once.
+QStringList deviceNames(const GpuTimeline &t)
+{
+    QStringList out;
+    for (const GpuTimelineFile &f : t.files)
+        for (const GpuDeviceTimeline &d : f.devices) {
+            const QString name = t.files.size() > 1 && f.rank ? tr("rank %1 %2").arg(*f.rank).arg(deviceNameInFile(f, d.device, true))
+                                                               : deviceNameInFile(f, d.device, true);
+            if (!out.contains(name))
+                out << name;
+        }
+    return out;
+}
+
 QStringList filesOf(const GpuTimeline &t)
 {
     QStringList out;
@@ -89,26 +105,50 @@ QString kernelsScope(const RunAnalysis &run)
         for (const InputFileInfo &f : run.kernels.files)
             files << f.relativePath;
     const QString steps = w.traceStepsCovered > 0.0 ? tr("%1 steps").arg(w.traceStepsCovered, 0, 'f', 2) : tr("the whole trace");
-    return tr("Kernels of %1: %2 × %3; totals are summed over every device and step")
-        .arg(fileList(files), devices(std::max(1, w.gpuAgents)), steps);
+    const GpuTimeline &timeline = run.kernelsFromTorchTimeline ? run.torch.timeline : run.kernels.timeline;
+    const QStringList names = deviceNames(timeline);
+    // The devices by the one naming the Timeline and Telemetry use too, while the line stays short.
+    const QString named = names.isEmpty() || names.size() > 4 ? QString() : tr(" (%1)").arg(fileList(names));
+    return tr("Kernels of %1: %2 × %3%4; totals are summed over every device and step")
+        .arg(fileList(files), devices(std::max(1, w.gpuAgents)), steps, named);
 }
 
-QString attributionScope(const RunAnalysis &run)
+/// The picked chrome trace in a few words: "rank 2 (sampled_rank-2.json.gz), 1 of 4 chrome
+/// traces (pick another above)"; the file alone with one trace.
+QString pickedTraceWords(const RunAnalysis &run, int rankIndex)
 {
-    const TraceAttribution &a = run.torch.attribution;
+    const std::vector<TraceRankChoice> choices = traceRankChoices(run);
+    if (choices.empty())
+        return {};
+    const TraceRankChoice &c = choices[std::size_t(std::clamp<int>(rankIndex, 0, int(choices.size()) - 1))];
+    if (choices.size() == 1)
+        return c.file;
+    return tr("%1, 1 of %2 chrome traces (the rank picker shows another)")
+        .arg(c.rank ? tr("rank %1 (%2)").arg(*c.rank).arg(c.file) : c.file)
+        .arg(choices.size());
+}
+
+QString attributionScope(const RunAnalysis &run, int rankIndex)
+{
+    const TraceAttribution *picked = traceAttributionOfRank(run, rankIndex);
+    if (!picked)
+        picked = &run.torch.attribution;
+    const TraceAttribution &a = *picked;
     if (run.torch.timeline.files.empty() && !a.available)
         return tr("No torch trace: nothing to attribute to operators");
-    const QString file = run.torch.file.relativePath.isEmpty() && !run.torch.timeline.files.empty()
+    const std::vector<TraceRankChoice> choices = traceRankChoices(run);
+    const TraceRankChoice *choice =
+        rankIndex >= 0 && std::size_t(rankIndex) < choices.size() ? &choices[std::size_t(rankIndex)] : nullptr;
+    const QString file = choice ? pickedTraceWords(run, rankIndex)
+                         : run.torch.file.relativePath.isEmpty() && !run.torch.timeline.files.empty()
                              ? run.torch.timeline.files.front().file
                              : run.torch.file.relativePath;
-    const int devs = devicesWithEvents(run.torchTimeline, std::size_t(0));
+    const int devs = devicesWithEvents(run.torchTimeline,
+                                       std::size_t(choice && choice->timelineFile >= 0 ? choice->timelineFile : 0));
     const QString steps = a.steps.empty() ? tr("the whole trace (no ProfilerStep)")
                                           : tr("%1 or the whole trace (pick above)")
                                                 .arg(count(qsizetype(a.steps.size()), "ProfilerStep", "ProfilerSteps"));
     QString line = tr("GPU time of %1 by launching op: 1 process, %2, %3").arg(file, devices(devs), steps);
-    const int traces = int(run.torch.timeline.files.size());
-    if (traces > 1)
-        line += tr("; this trace only, of %1 chrome traces (the others are not attributed)").arg(traces);
     if (!run.kernelsFromTorchTimeline && !run.kernels.files.empty())
         line += tr("; the Kernels view counts %1 instead").arg(fileList([&] {
             QStringList f;
@@ -159,14 +199,42 @@ QString budgetScope(const RunAnalysis &run)
         .arg(jobWords(run), mean ? tr("; the mean of the ranks' budgets") : QString());
 }
 
+/// The Overview: the budget, and whose trace memory the plot draws when several ranks have one.
+QString overviewScope(const RunAnalysis &run, int rankIndex)
+{
+    QString line = budgetScope(run);
+    if (traceRankChoices(run).size() > 1)
+        line += tr("; the trace's memory curves: %1").arg(pickedTraceWords(run, rankIndex));
+    return line;
+}
+
 } // namespace
 
 QString viewScopeText(const RunAnalysis *run, ViewScope view)
+{
+    return viewScopeText(run, view, 0);
+}
+
+bool viewShowsOneRank(ViewScope view)
+{
+    switch (view) {
+    case ViewScope::Overview:  // the trace's memory curves
+    case ViewScope::Operators:
+    case ViewScope::FlameGraph:
+    case ViewScope::Modules:
+        return true;
+    default:
+        return false;
+    }
+}
+
+QString viewScopeText(const RunAnalysis *run, ViewScope view, int rankIndex)
 {
     if (!run)
         return {};
     switch (view) {
     case ViewScope::Overview:
+        return overviewScope(*run, rankIndex);
     case ViewScope::Advice:
     case ViewScope::Sweep:
         return budgetScope(*run);
@@ -175,7 +243,7 @@ QString viewScopeText(const RunAnalysis *run, ViewScope view)
     case ViewScope::Operators:
     case ViewScope::FlameGraph:
     case ViewScope::Modules:
-        return attributionScope(*run);
+        return attributionScope(*run, rankIndex);
     case ViewScope::Timeline:
         return timelineScope(*run);
     case ViewScope::Ranks:

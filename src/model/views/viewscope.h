@@ -27,5 +27,11 @@ enum class ViewScope {
 
 /// The one line the view shows over its content; empty without a run.
 QString viewScopeText(const RunAnalysis *run, ViewScope view);
+/// The same for a view that shows one chrome trace (viewShowsOneRank), showing choice `rankIndex`
+/// of traceRankChoices() (0: the primary trace).
+QString viewScopeText(const RunAnalysis *run, ViewScope view, int rankIndex);
+/// The views that show one rank's trace (operators, flame graph, modules, the Overview's trace
+/// memory curves): they offer a rank picker when the run has several chrome traces.
+bool viewShowsOneRank(ViewScope view);
 
 } // namespace goblin

@@ -11,8 +11,18 @@
 #include <QJsonValue>
 #include <QString>
 #include <optional>
+#include <vector>
 
 namespace goblin {
+
+/// The workbench's own reading of one more chrome trace of the run folder (another rank): what
+/// the one-rank views (operators, flame graph, modules, trace memory) show when that rank is picked.
+struct RankTraceReading {
+    QString file;               ///< relative to the run folder, as its GpuTimelineFile names it
+    std::optional<int> rank;    ///< distributedInfo's rank, else the one in the file name
+    TraceAttribution attribution;
+    TraceMemory memory;
+};
 
 /// What one heuristics profile read from the torch trace.
 struct TorchReading {
@@ -46,6 +56,9 @@ struct TorchTrace {
     TraceAttribution attribution;
     /// The primary trace's `[memory]` events and deviceProperties (workbench reading).
     TraceMemory memory;
+    /// The other chrome traces' attribution and memory (one per rank, in timeline order; copies
+    /// of a trace left out): the one-rank views' other ranks. The report reads the primary's.
+    std::vector<RankTraceReading> otherRanks;
 };
 
 } // namespace goblin
