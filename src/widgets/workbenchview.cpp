@@ -556,7 +556,7 @@ void WorkbenchView::updateScope()
     m_scope->setText(text);
     m_scope->setToolTip(text);  // the line elides to the view's width; the tooltip has it whole
     m_scope->setVisible(!text.isEmpty());
-    const bool picker = it != m_scopeOf.end() && viewShowsOneRank(it->second) && m_rankPicker->count() > 1;
+    const bool picker = it != m_scopeOf.end() && viewShowsOneRank(run.get(), it->second);
     m_rankLabel->setVisible(picker);
     m_rankPicker->setVisible(picker);
 }

@@ -30,8 +30,9 @@ std::vector<TraceRankChoice> traceRankChoices(const RunAnalysis &run)
     TraceRankChoice primary;
     primary.file = run.torch.file.relativePath;
     primary.timelineFile = timelineFileOf(run, primary.file);
-    // The primary's timeline file is files[0] (torchtrace.h), named as the reader named it.
-    if (primary.timelineFile < 0 && !run.torch.timeline.files.empty() && run.torch.otherRanks.size() + 1 == run.torch.timeline.files.size())
+    // The primary's timeline file is files[0] when it has one (torchtrace.h): the other ranks'
+    // files come after it.
+    if (primary.timelineFile < 0 && run.torch.timeline.files.size() > run.torch.otherRanks.size())
         primary.timelineFile = 0;
     if (primary.timelineFile >= 0)
         primary.rank = run.torch.timeline.files[std::size_t(primary.timelineFile)].rank;

@@ -199,11 +199,25 @@ QString budgetScope(const RunAnalysis &run)
         .arg(jobWords(run), mean ? tr("; the mean of the ranks' budgets") : QString());
 }
 
+/// The Overview draws a trace's memory curves (no telemetry, a trace with [memory] totals) of
+/// one rank: with several chrome traces, it says which.
+bool overviewShowsOneRank(const RunAnalysis &run)
+{
+    if (!run.smi.samples.empty() || run.torch.otherRanks.empty())
+        return false;
+    for (int i = 0; i <= int(run.torch.otherRanks.size()); ++i)
+        if (const TraceMemory *m = traceMemoryOfRank(run, i))
+            for (const DeviceMemory &d : m->devices)
+                if (!d.curve.empty())
+                    return true;
+    return false;
+}
+
 /// The Overview: the budget, and whose trace memory the plot draws when several ranks have one.
 QString overviewScope(const RunAnalysis &run, int rankIndex)
 {
     QString line = budgetScope(run);
-    if (traceRankChoices(run).size() > 1)
+    if (overviewShowsOneRank(run))
         line += tr("; the trace's memory curves: %1").arg(pickedTraceWords(run, rankIndex));
     return line;
 }
@@ -215,10 +229,13 @@ QString viewScopeText(const RunAnalysis *run, ViewScope view)
     return viewScopeText(run, view, 0);
 }
 
-bool viewShowsOneRank(ViewScope view)
+bool viewShowsOneRank(const RunAnalysis *run, ViewScope view)
 {
+    if (!run || traceRankChoices(*run).size() < 2)
+        return false;
     switch (view) {
-    case ViewScope::Overview:  // the trace's memory curves
+    case ViewScope::Overview:
+        return overviewShowsOneRank(*run);
     case ViewScope::Operators:
     case ViewScope::FlameGraph:
     case ViewScope::Modules:

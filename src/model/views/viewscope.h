@@ -30,8 +30,8 @@ QString viewScopeText(const RunAnalysis *run, ViewScope view);
 /// The same for a view that shows one chrome trace (viewShowsOneRank), showing choice `rankIndex`
 /// of traceRankChoices() (0: the primary trace).
 QString viewScopeText(const RunAnalysis *run, ViewScope view, int rankIndex);
-/// The views that show one rank's trace (operators, flame graph, modules, the Overview's trace
-/// memory curves): they offer a rank picker when the run has several chrome traces.
-bool viewShowsOneRank(ViewScope view);
+/// Does `view` show one of the run's several chrome traces (operators, flame graph, modules, the
+/// Overview's trace memory curves when it draws them)? Then it offers a rank picker.
+bool viewShowsOneRank(const RunAnalysis *run, ViewScope view);
 
 } // namespace goblin
