@@ -130,7 +130,7 @@ private slots:
             << QStringList{"b.json: world size 128 vs 8"};
         QTest::newRow("device differs")
             << std::vector{job(trace("a.json", 0), 2), job(trace("b.json", 1), 2, QStringLiteral("NVIDIA H100"))}
-            << QStringList{"a.json"} << QStringList{"b.json: device NVIDIA H100 vs AMD Instinct MI300X"};
+            << QStringList{"a.json"} << QStringList{"b.json: GPU model NVIDIA H100 vs AMD Instinct MI300X"};
         QTest::newRow("process group differs")
             << std::vector{job(trace("a.json", 0), 2), [] {
                    RankCandidate c = job(trace("b.json", 1), 2);
@@ -190,9 +190,9 @@ private slots:
                            trace("mi210.json"), job(trace("v100.json", 1), 2, QStringLiteral("Tesla V100-SXM2-16GB")),
                            job(trace("mi300b.json", 0), 1)}
             << QStringList{"mi300.json"}
-            << QStringList{"h100.json: device NVIDIA H100 vs AMD Instinct MI300X",
+            << QStringList{"h100.json: GPU model NVIDIA H100 vs AMD Instinct MI300X",
                            "mi210.json: no rank information (no distributedInfo, no rank in the file name)",
-                           "v100.json: device Tesla V100-SXM2-16GB vs AMD Instinct MI300X",
+                           "v100.json: GPU model Tesla V100-SXM2-16GB vs AMD Instinct MI300X",
                            "mi300b.json: world size 1 vs 8"};
     }
 
@@ -259,7 +259,7 @@ private slots:
         QCOMPARE(run.facts.job.separate.size(), std::size_t(1));
         QCOMPARE(run.facts.job.separate[0].file, QStringLiteral("a/rank-0.json.gz"));
         // The device model differs, and so does the world size (1 vs 4): the first difference is named.
-        QVERIFY2(run.facts.job.separate[0].reason.startsWith(QStringLiteral("device Tesla V100")), qPrintable(run.facts.job.separate[0].reason));
+        QVERIFY2(run.facts.job.separate[0].reason.startsWith(QStringLiteral("GPU model Tesla V100")), qPrintable(run.facts.job.separate[0].reason));
         bool named = false;
         for (const Diagnostic &d : run.diagnostics)
             named = named || (d.file == QStringLiteral("a/rank-0.json.gz") && d.message.startsWith(QStringLiteral("not a rank of this run")));
