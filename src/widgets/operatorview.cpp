@@ -173,6 +173,7 @@ OperatorView::~OperatorView() = default;
 void OperatorView::setRun(std::shared_ptr<const RunAnalysis> run)
 {
     const QString note = attributionEmptyNote(run.get());
+    m_ops->setGpuRoof(run ? decideGpuRoof(run->facts.devices) : GpuRoof{});
     setAttribution(note.isEmpty() ? attributionOf(run) : nullptr, note);
 }
 

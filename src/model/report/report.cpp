@@ -4,6 +4,7 @@
 #include "budgetjson.h"
 #include "exportfile.h"
 #include "attributionjson.h"
+#include "rooflinejson.h"
 #include "memoryjson.h"
 #include "runtraitsjson.h"
 #include "versiontext.h"
@@ -365,6 +366,7 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
         report.insert(QStringLiteral("step_plan"), stepPlanJson(run, derived));
     addRunTraitsToReport(report, run);
     addAttributionToReport(report, run);
+    addRooflineToReport(report, run);
     addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);
     return redactedJson(report).toObject();

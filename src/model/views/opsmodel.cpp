@@ -6,6 +6,8 @@
 
 #include <QHash>
 
+#include <cmath>
+
 namespace goblin
 {
 
@@ -69,10 +71,42 @@ void OpsModel::setGroupByShapes(bool byShapes)
     endResetModel();
 }
 
+void OpsModel::setGpuRoof(const GpuRoof &roof)
+{
+    beginResetModel();
+    m_roof = roof;
+    regroup();
+    endResetModel();
+}
+
+const OpRoofline *OpsModel::roofline(int row) const
+{
+    return row >= 0 && std::size_t(row) < m_rooflines.size() ? &m_rooflines[std::size_t(row)] : nullptr;
+}
+
 void OpsModel::regroup()
 {
     m_byName.clear();
     m_shapeVariants.clear();
+    m_rooflines.clear();
+    groupByName();
+    // Each row against the roof, once per set of rows.
+    const int rows = rowCount();
+    m_rooflines.reserve(std::size_t(rows));
+    for (int row = 0; row < rows; ++row) {
+        if (!m_byShapes && m_shapeVariants[std::size_t(row)] > 1) {
+            OpRoofline summed;
+            summed.costReason = summed.rateReason = summed.roofReason =
+                tr("summed over %n input shapes: group by shapes for each", nullptr, m_shapeVariants[std::size_t(row)]);
+            m_rooflines.push_back(summed);
+            continue;
+        }
+        m_rooflines.push_back(opRoofline(*op(row), m_roof));
+    }
+}
+
+void OpsModel::groupByName()
+{
     if (m_byShapes || !m_scope)
         return;
     QHash<QString, std::size_t> rowOfName;
@@ -134,6 +168,8 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         return QVariant::fromValue((isNumeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     case Qt::ToolTipRole:
+        if (column == AchievedTflopsColumn || column == EfficiencyColumn)
+            return rooflineToolTip(m_rooflines[std::size_t(index.row())]);
         if (column == NameColumn || column == ShapesColumn) {
             if (o.runtimeCall)
                 return tr("%1\na runtime call outside every CPU op (a graph replay or a bare launch): the GPU "
@@ -192,8 +228,60 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
         if (display)
             return shareKnown ? formatPercent(100.0 * share, 2) : QString::fromUtf16(kMissing);
         return shareKnown ? 100.0 * share : qQNaN();
+    case AchievedTflopsColumn:
+    case EfficiencyColumn: {
+        const OpRoofline &r = m_rooflines[std::size_t(index.row())];
+        const std::optional<double> v = column == AchievedTflopsColumn ? r.achievedTflops : r.efficiencyPct;
+        if (!v)
+            return display ? QVariant(QString::fromUtf16(kMissing)) : QVariant(qQNaN());
+        if (!display)
+            return *v;
+        return column == AchievedTflopsColumn ? QString::number(*v, 'g', 4) : formatPercent(*v, 1);
+    }
     }
     return {};
+}
+
+namespace
+{
+
+/// "2.15e+09" as "2.15 G": FLOP and byte counts of a tooltip.
+QString formatCount(double v)
+{
+    static const char *const units[] = {"", " k", " M", " G", " T", " P", " E"};
+    int u = 0;
+    while (std::abs(v) >= 1000.0 && u < 6) {
+        v /= 1000.0;
+        ++u;
+    }
+    return QString::number(v, 'g', 4) + QLatin1String(units[u]);
+}
+
+} // namespace
+
+QString OpsModel::rooflineToolTip(const OpRoofline &r) const
+{
+    if (!r.flops)
+        return tr("No roofline: %1").arg(r.costReason);
+    QStringList lines;
+    lines << tr("%1 per call (%2)").arg(formatCount(r.cost.flops), r.cost.formula)
+          << tr("FLOPs %1, bytes %2 over all calls").arg(formatCount(*r.flops), formatCount(*r.bytes));
+    if (r.intensity)
+        lines << tr("arithmetic intensity %1 FLOP/byte").arg(QString::number(*r.intensity, 'g', 4));
+    if (r.achievedTflops)
+        lines << tr("achieved %1 TFLOP/s, %2 TB/s over its device self time")
+                     .arg(QString::number(*r.achievedTflops, 'g', 4), QString::number(*r.achievedTbps, 'g', 4));
+    else
+        lines << tr("no achieved rate: %1").arg(r.rateReason);
+    if (r.timeAtRoofS) {
+        if (r.roofTflops)
+            lines << tr("roof at its intensity %1 TFLOP/s (%2, %3)")
+                         .arg(QString::number(*r.roofTflops, 'g', 4), m_roof.model, r.cost.dtypeName);
+        lines << tr("time at the roof %1").arg(formatDurationNs(*r.timeAtRoofS * 1e9));
+    }
+    if (!r.efficiencyPct)
+        lines << tr("no efficiency: %1").arg(r.roofReason);
+    return lines.join(QLatin1Char('\n'));
 }
 
 QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -225,6 +313,12 @@ QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role
             return tr("GPU events (kernels, copies, sets) the op launched itself");
         case GpuShareColumn:
             return tr("Device self time / all GPU time of this scope (attributed or not)");
+        case AchievedTflopsColumn:
+            return tr("FLOPs of its calls (from input shapes and dtypes) / device self time; — without "
+                      "shapes, a cost model, or GPU time of its own (docs/roofline.md)");
+        case EfficiencyColumn:
+            return tr("Time its calls would take at the GPU's roof (data sheet peak for its dtype, or memory "
+                      "bandwidth) / device self time; — when the GPU or the op has no roof");
         }
         return {};
     }
@@ -251,6 +345,10 @@ QVariant OpsModel::headerData(int section, Qt::Orientation orientation, int role
         return tr("Kernels");
     case GpuShareColumn:
         return tr("% GPU time");
+    case AchievedTflopsColumn:
+        return tr("TFLOP/s");
+    case EfficiencyColumn:
+        return tr("% of roof");
     }
     return {};
 }

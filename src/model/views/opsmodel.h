@@ -2,6 +2,8 @@
 /// \file The Operator view's table: one row per CPU op name (and input shapes, where the trace
 /// recorded them) of one attribution scope — the whole trace or one step.
 
+#include "gpuroofs.h"
+#include "oproofline.h"
 #include "results/traceattribution.h"
 
 #include <QAbstractTableModel>
@@ -32,6 +34,8 @@ public:
         DeviceTotalColumn,
         KernelsColumn,
         GpuShareColumn,
+        AchievedTflopsColumn,  ///< FLOPs / device self time (docs/roofline.md); — with the reason as tooltip
+        EfficiencyColumn,      ///< time at the GPU's roof / device self time, %; — when the roof is unknown
         ColumnCount
     };
     /// QString: the op's name alone (DisplayRole of NameColumn is the same; this works on every column).
@@ -47,6 +51,11 @@ public:
     /// false: one row per op name, summed over its input shapes (the shapes column then shows the
     /// one shape, or how many there were); true (default): one row per name and shapes.
     void setGroupByShapes(bool byShapes);
+    /// The run's GPU roof (gpuroofs.h): the roofline columns are measured against it.
+    void setGpuRoof(const GpuRoof &roof);
+    const GpuRoof &gpuRoof() const { return m_roof; }
+    /// The row's place against the roof (computed once per row when rows change).
+    const OpRoofline *roofline(int row) const;
     bool groupByShapes() const { return m_byShapes; }
     int scopeIndex() const { return m_scopeIndex; }
     const AttributionScope *scope() const { return m_scope; }
@@ -59,6 +68,8 @@ public:
 
 private:
     void regroup();
+    void groupByName();
+    QString rooflineToolTip(const OpRoofline &r) const;
 
     std::shared_ptr<const TraceAttribution> m_attribution;
     const AttributionScope *m_scope = nullptr;
@@ -67,6 +78,8 @@ private:
     /// Rows summed by name (only when !m_byShapes), with how many shape variants each holds.
     std::vector<OpStats> m_byName;
     std::vector<int> m_shapeVariants;
+    GpuRoof m_roof;
+    std::vector<OpRoofline> m_rooflines;  ///< per row, as op(row)
 };
 
 } // namespace goblin
