@@ -306,13 +306,13 @@ def count(path, table):
             bw = roof["hbm_tbps"]["value"]
             rd = roof_dtype(dtype)
             peak = roof["peak_tflops"].get(rd, {}).get("value") if rd else None
-            if self_ns > 0 and (row["flops"] == 0 or peak):
+            if row["flops"] == 0 or peak:
                 compute_s = row["flops"] / (peak * 1e12) if row["flops"] > 0 else 0.0
                 at_roof = max(compute_s, row["bytes"] / (bw * 1e12))
                 row["time_at_roof_s"] = at_roof
                 if row["flops"] > 0 and row["bytes"] > 0:
                     row["roof_tflops"] = min(peak, row["flops"] / row["bytes"] * bw)
-                if at_roof > 0:
+                if at_roof > 0 and self_ns > 0:
                     row["efficiency"] = 100.0 * at_roof / (self_ns / 1e9)
         out[(name, shapes)] = row
     return out, device, roof

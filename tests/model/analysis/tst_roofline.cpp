@@ -87,6 +87,7 @@ private slots:
         QTest::newRow("MI355X") << "AMD Instinct MI355X" << "AMD Instinct MI355X" << "fp8" << 5033.2 << 8.0;
         QTest::newRow("V100 SXM2") << "Tesla V100-SXM2-16GB" << "NVIDIA V100 SXM2" << "fp16" << 125.0 << 0.9;
         QTest::newRow("V100 PCIe") << "Tesla V100-PCIE-32GB" << "NVIDIA V100 PCIe" << "fp32" << 14.0 << 0.9;
+        QTest::newRow("V100S PCIe") << "Tesla V100S-PCIE-32GB" << "NVIDIA V100S PCIe" << "fp16" << 130.0 << 1.134;
         QTest::newRow("A100 40GB") << "NVIDIA A100-SXM4-40GB" << "NVIDIA A100 40GB" << "bf16" << 312.0 << 1.555;
         QTest::newRow("A100 80GB SXM") << "NVIDIA A100-SXM4-80GB" << "NVIDIA A100 80GB SXM" << "tf32" << 156.0 << 2.039;
         QTest::newRow("A100 80GB PCIe") << "NVIDIA A100 80GB PCIe" << "NVIDIA A100 80GB PCIe" << "fp64" << 19.5 << 1.935;
