@@ -63,8 +63,7 @@ OpRoofline opRoofline(const OpStats &op, const GpuRoof &roof)
 
 QString opRooflineSource(const OpRoofline &r)
 {
-    return r.cost.modelled ? QStringLiteral("docs/roofline.md, %1, from Input Dims and Input type").arg(r.cost.formula)
-                           : QString();
+    return r.cost.modelled ? QStringLiteral("%1 (docs/roofline.md)").arg(r.cost.formula) : QString();
 }
 
 } // namespace goblin

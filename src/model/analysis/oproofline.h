@@ -31,7 +31,7 @@ struct OpRoofline {
 
 OpRoofline opRoofline(const OpStats &op, const GpuRoof &roof);
 
-/// The one-line text of the formula's source for a report's `source` ("docs/roofline.md, GEMM").
+/// The short text of the formula's source for a report's `source` ("GEMM (docs/roofline.md)").
 QString opRooflineSource(const OpRoofline &r);
 
 } // namespace goblin

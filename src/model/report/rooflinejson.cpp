@@ -69,10 +69,10 @@ void addRooflineToReport(QJsonObject &report, const RunAnalysis &run)
     const std::vector<OpStats> &rows = run.torch.attribution.wholeTrace.ops;
     for (qsizetype i = 0; i < ops.size() && size_t(i) < rows.size(); ++i) {
         const OpRoofline r = opRoofline(rows[size_t(i)], roof);
+        // Short sources: the report writes them on every op row (docs/roofline.md defines each).
         const QString costSource = opRooflineSource(r);
-        const QString rateSource = costSource + QStringLiteral(", over its device self time");
-        const QString roofSource = QStringLiteral("%1; roof: %2 data sheet peak and bandwidth (gpu_spec)")
-                                       .arg(rateSource, roof.model);
+        const QString rateSource = costSource + QStringLiteral(" / device self time");
+        const QString roofSource = rateSource + QStringLiteral(", gpu_spec roof");
         QJsonObject row = ops.at(i).toObject();
         row.insert(QStringLiteral("flops"), valueJson(r.flops, costSource, r.costReason));
         row.insert(QStringLiteral("bytes"), valueJson(r.bytes, costSource, r.costReason));
