@@ -66,6 +66,29 @@ private slots:
         QVERIFY(view.noteLabel()->text().contains(QStringLiteral("H100")));
     }
 
+    /// GOBLIN_TEST_GRAB_DIR set: pictures of the view on the H100 and the MI300X trace.
+    void grab_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("h100") << kH100;
+        QTest::newRow("mi300x") << QStringLiteral("tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz");
+    }
+    void grab()
+    {
+        QFETCH(QString, file);
+        const QString dir = qEnvironmentVariable("GOBLIN_TEST_GRAB_DIR");
+        if (dir.isEmpty())
+            QSKIP("GOBLIN_TEST_GRAB_DIR not set");
+        RooflineView view;
+        view.resize(1000, 650);
+        view.setRun(run(file));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(view.grab().save(dir + QStringLiteral("/roofline-") + QString::fromLatin1(QTest::currentDataTag()) +
+                                 QStringLiteral(".png")));
+    }
+
     void clickSelectsTheOp()
     {
         RooflineView view;
