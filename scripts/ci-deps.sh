@@ -11,6 +11,17 @@ extra=(
     dpkg-dev file desktop-file-utils appstream jq       # .deb, desktop entry, metainfo, report checks
     xdotool imagemagick                                 # the installed window: its title, a screenshot
     mmdebstrap                                          # scripts/ci-fresh-root.sh
+    nodejs npm                                          # the MCP server's test with the official SDK
 )
 "$GOBLIN_SOURCE_DIR/scripts/install-deps.sh" "${extra[@]}"
 echo "installed the build dependencies and: ${extra[*]}"
+
+# The MCP TypeScript SDK for ctest mcp_sdk_client (stage 2 finds it in GOBLIN_BUILD_ROOT/mcp-sdk).
+# Not fatal: without the npm registry that test says it is skipped and the Python client covers
+# the protocol.
+section "The MCP TypeScript SDK (npm)"
+if timeout 300 npm install --no-audit --no-fund --prefix "$GOBLIN_BUILD_ROOT/mcp-sdk" @modelcontextprotocol/sdk@1 >/dev/null 2>&1; then
+    echo "installed @modelcontextprotocol/sdk into $GOBLIN_BUILD_ROOT/mcp-sdk"
+else
+    echo "could not install @modelcontextprotocol/sdk from npm: ctest mcp_sdk_client will be skipped"
+fi
