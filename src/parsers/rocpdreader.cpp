@@ -8,6 +8,9 @@
 #include "rpd/dbcommon.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QSet>
 #include <sqlite3.h>
 
@@ -261,6 +264,106 @@ QString processQuery(int index, const QString &s)
         .arg(index + 1);
 }
 
+/// What reading a process's roctx marker ranges met.
+struct MarkerNotes {
+    qint64 ranges = 0;        ///< marker regions read (ranges and instants)
+    QStringList problems;     ///< why a process's markers were not read (a diagnostic each)
+};
+
+/// The marker string ids of a process: its `rocpd_string` rows whose text is a MARKER_* category
+/// (the filter rocpd2csv's marker_api file uses: `category LIKE 'MARKER_%'`).
+bool markerCategories(dbread::UntrustedConnection &source, const ProcessTables &p, QStringList &ids, QString &error)
+{
+    return eachRow(source,
+                   QStringLiteral("SELECT id FROM %1 WHERE guid = ?1 AND string LIKE 'MARKER_%'")
+                       .arg(rocpd::table("rocpd_string", p.suffix)),
+                   p.guid, error, [&](sqlite3_stmt *st) { ids << QString::number(sqlite3_column_int64(st, 0)); });
+}
+
+/// The message of a region's extdata (`{"message": "step 3"}`), as rocpd2csv names a marker; empty
+/// when it has none or is no JSON object.
+QString markerMessage(sqlite3_stmt *st, int column)
+{
+    if (sqlite3_column_type(st, column) == SQLITE_NULL)
+        return QString();
+    const QByteArray bytes(reinterpret_cast<const char *>(sqlite3_column_blob(st, column)), sqlite3_column_bytes(st, column));
+    const QJsonValue message = QJsonDocument::fromJson(bytes).object().value(QLatin1String("message"));
+    return message.isString() ? message.toString().trimmed() : QString();
+}
+
+/// The roctx ranges of one process: `rocpd_region` rows whose event's category is MARKER_*, named by
+/// their extdata's message, else by the region's name (as rocpd2csv's marker_api file). Process and
+/// thread are the region's row ids (which only group the ranges per thread). A process without a
+/// region table, or without marker categories, has none.
+void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &p, HostActivity &host,
+                      MarkerNotes &notes)
+{
+    using rocpd::table;
+    const QString region = QStringLiteral("rocpd_region") + p.suffix;
+    if (!source.schema.count(region.toStdString()))
+        return;
+    const QString processName = p.guid.isEmpty() ? p.suffix : QString::fromUtf8(p.guid);
+    if (const QStringList unsafe = dbread::unsafeTablesOf(source, QStringList{region}); !unsafe.isEmpty()) {
+        notes.problems << QStringLiteral("process %1: %2 is not read (a view, a virtual table or a generated column "
+                                         "in place of a table is never queried)")
+                              .arg(processName, unsafe.join(QStringLiteral(", ")));
+        return;
+    }
+    QString error;
+    QStringList categories;
+    if (!markerCategories(source, p, categories, error) || categories.isEmpty()) {
+        if (!error.isEmpty())
+            notes.problems << QStringLiteral("process %1: its marker categories cannot be read (%2)").arg(processName, error);
+        return;
+    }
+    const QStringList columns = dbread::columnsOf(source.conn, region);
+    for (const char *c : {"pid", "tid", "start", "end", "name_id", "event_id", "extdata"})
+        if (!columns.contains(QLatin1String(c))) {
+            notes.problems << QStringLiteral("process %1: %2 has no column %3").arg(processName, region, QLatin1String(c));
+            return;
+        }
+    dbread::StringLookup names(
+        source.conn.handle(),
+        QStringLiteral("SELECT string FROM %1 WHERE id = ?1 AND guid = ?2").arg(table("rocpd_string", p.suffix)).toUtf8(),
+        p.guid);
+    names.describeWith(*source.guard);
+    const QString sql = QStringLiteral("SELECT R.pid, R.tid, R.start, R.\"end\", R.name_id, R.extdata FROM %1 R INNER "
+                                       "JOIN %2 E ON E.id = R.event_id AND E.guid = R.guid WHERE R.guid = ?1 AND "
+                                       "E.category_id IN (%3)")
+                            .arg(table("rocpd_region", p.suffix), table("rocpd_event", p.suffix),
+                                 categories.join(QLatin1Char(',')));
+    qint64 bad = 0;
+    const bool ok = eachRow(source, sql, p.guid, error, [&](sqlite3_stmt *st) {
+        if (sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+            sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 2)) {
+            ++bad;
+            return;
+        }
+        MarkerRange m;
+        m.name = markerMessage(st, 5);
+        if (m.name.isEmpty())
+            if (const std::optional<std::string> &name = names.get(sqlite3_column_int64(st, 4)))
+                m.name = QString::fromStdString(*name);
+        m.process = sqlite3_column_int64(st, 0);
+        m.thread = sqlite3_column_int64(st, 1);
+        m.startNs = sqlite3_column_int64(st, 2);
+        m.endNs = sqlite3_column_int64(st, 3);
+        host.ranges.push_back(std::move(m));
+        ++notes.ranges;
+    });
+    if (!ok)
+        notes.problems << QStringLiteral("process %1: read error in its marker regions after %2 rows (%3); the rest "
+                                         "is not read")
+                              .arg(processName)
+                              .arg(notes.ranges)
+                              .arg(error);
+    if (bad > 0)
+        notes.problems << QStringLiteral("process %1: %2 marker regions without integer start/end (or ending before "
+                                         "they start) were skipped")
+                              .arg(processName)
+                              .arg(bad);
+}
+
 } // namespace
 
 DatabaseRow::DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace)
@@ -485,6 +588,11 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     referenceOrder.finish();
     workbenchOrder.finish();
 
+    // ---- Marker ranges (roctx): a run's steps when they are named like steps.
+    MarkerNotes markers;
+    for (const ProcessTables &p : processes)
+        readMarkerRanges(source, p, trace.host, markers);
+
     // ---- What the rows said.
     if (rawDispatches == 0)
         diags.push_back({Severity::Warning, rel, 0,
@@ -524,6 +632,15 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     notes.cuts.add(sink.names.cutsSince(cutMark));
     if (const QString cut = notes.cuts.message(); !cut.isEmpty())
         diags.push_back({Severity::Warning, rel, 0, cut});
+    for (const QString &problem : markers.problems)
+        diags.push_back({Severity::Warning, rel, 0, problem});
+    if (markers.ranges > 0) {
+        trace.host.files << rel;
+        diags.push_back({Severity::Info, rel, 0,
+                         QStringLiteral("%1 roctx marker range(s)/mark(s) read (rocpd_region rows of a MARKER_* "
+                                        "category)")
+                             .arg(markers.ranges)});
+    }
     info.rowsRead = rows;
     info.rowsSkipped = skipped;
     trace.files.push_back(info);
