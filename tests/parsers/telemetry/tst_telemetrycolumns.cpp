@@ -11,6 +11,7 @@
 #include "amdsmiparser.h"
 #include "io/runinventory.h"
 #include "telemetry/telemetrylogs.h"
+#include "testsupport.h"
 
 #include <QDir>
 #include <QFile>
@@ -78,6 +79,7 @@ private slots:
     void notTelemetry();
     void memoryWithoutUnitIsSaid();
     void chosenInAFolderUnderAnyName();
+    void realStyleWrapperLog();
 };
 
 void TestTelemetryColumns::readByColumnNames_data()
@@ -206,6 +208,26 @@ void TestTelemetryColumns::chosenInAFolderUnderAnyName()
     const SmiTelemetry t = parseAmdSmi(inventory);
     QCOMPARE(t.samples.size(), size_t(4));
     QVERIFY(t.workbench.hbmPeakGb && std::fabs(*t.workbench.hbmPeakGb - 4.0) < 1e-9);
+}
+
+void TestTelemetryColumns::realStyleWrapperLog()
+{
+    // tests/data/PROVENANCE.md: the independent count of this file (Python's csv module).
+    QFile f(test::dataPath(QStringLiteral("telemetry/wrapper_rocm_smi.csv")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QCOMPARE(telemetry::sniffTelemetryLog(bytes), LogKind::ByColumns);
+    const SmiTelemetry t = readBytes(bytes);
+    QCOMPARE(t.samples.size(), size_t(12));
+    QCOMPARE(t.gpuCount, 2);
+    QCOMPARE(t.samplesOutsideJob, 4);
+    QVERIFY2(t.workbench.gpuUtilPct && std::fabs(*t.workbench.gpuUtilPct - 82.375) < 1e-9, qPrintable(allDiagnostics(t)));
+    QVERIFY(t.workbench.hbmAvgGb && std::fabs(*t.workbench.hbmAvgGb - 119.84375) < 1e-9);
+    QVERIFY(t.workbench.hbmPeakGb && std::fabs(*t.workbench.hbmPeakGb - 147.65625) < 1e-9);
+    QVERIFY(t.hbmTotalGb && std::fabs(*t.hbmTotalGb - 191.984375) < 1e-9);
+    QVERIFY2(allDiagnostics(t).contains(QStringLiteral(
+                 "memory used 'vram_used_bytes' (bytes), memory total 'vram_total_bytes' (bytes)")),
+             qPrintable(allDiagnostics(t)));
 }
 
 QTEST_GUILESS_MAIN(TestTelemetryColumns)
