@@ -36,7 +36,7 @@ const std::vector<RegisteredFormat> &builtinFormats()
         {&rocprofJson()},
         {&pftrace()},
         // torch.profiler writes *.pt.trace.json[.gz]; Kineto, TensorBoard and Perfetto users any *.json[.gz].
-        {&chromeTrace(), {QStringLiteral("*.json"), QStringLiteral("*.json.gz"), QStringLiteral("*.gz")}},
+        {&chromeTrace(), {QStringLiteral("*.json"), QStringLiteral("*.json.gz")}},
         {&apiTraceCsv()},
         {&nvidiaSmiLog(), logNames},
         {&dcgmiDmonLog(), logNames},
@@ -135,11 +135,12 @@ QStringList openDialogNameFilters()
             if (!line->names.contains(name))
                 line->names << name;
     }
+    // A name another of the list accepts says nothing more: trace.csv and *_kernel_trace.csv under
+    // *.csv (a pattern stands for the names it accepts, its '*' for any text).
     const auto coveredByWildcard = [](const QString &name, const QStringList &names) {
-        if (name.contains(QLatin1Char('*')))
-            return false;
+        const QString example = QString(name).replace(QLatin1Char('*'), QLatin1Char('x'));
         return std::any_of(names.begin(), names.end(), [&](const QString &other) {
-            return other.contains(QLatin1Char('*')) && QDir::match(other, name);
+            return other != name && other.contains(QLatin1Char('*')) && QDir::match(other, example);
         });
     };
     QStringList every;
