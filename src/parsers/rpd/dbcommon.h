@@ -51,6 +51,7 @@ enum class DatabaseKind {
     Other, ///< anything else, not SQLite, unreadable: the rocpd reader decides and says why
     Rpd,   ///< rocmProfileData (rpd_tracer): rocpd_op, rocpd_api, rocpd_string with their columns
     Nsys,  ///< Nsight Systems `nsys export --type sqlite`: StringIds and CUPTI_/NVTX_ tables
+    NsysWithoutCuda,  ///< an Nsight Systems export (StringIds and its metadata tables) with no CUPTI_ or NVTX_ table
 };
 
 struct Recognition {
