@@ -1,5 +1,7 @@
 #include "reportcommand.h"
 
+#include "comparecommand.h"
+#include "markdownreport.h"
 #include "report.h"
 #include "runanalysis.h"
 #include "thresholds.h"
@@ -80,8 +82,14 @@ void setUpParser(QCommandLineParser &parser)
                                                 "when no --png is given)."),
          QStringLiteral("FILE")},
         {QStringLiteral("png"), QStringLiteral("Render the dashboard image to FILE."), QStringLiteral("FILE")},
+        {QStringLiteral("markdown"),
+         QStringLiteral("Write a one-page Markdown summary to FILE ('-' for standard output): the headline, the "
+                        "budget with each number's state, the first advice, top kernels and ops, the diagnostics "
+                        "that matter; under 8 KB for any run."),
+         QStringLiteral("FILE")},
         {QStringLiteral("step-ranges"),
-         QStringLiteral("Which roctx ranges of a rocprofv3 marker trace are steps: a regular expression matched "
+         QStringLiteral("Which marker ranges are steps (roctx/NVTX ranges of a rocprofv3 marker trace, or inside an "
+                        "rpd, rocpd, Nsight, rocprofv3 JSON or pftrace file): a regular expression matched "
                         "against the whole range name, case-insensitive (default: ProfilerStep#N, step N, "
                         "iteration N, train_step)."),
          QStringLiteral("REGEX")},
@@ -194,13 +202,16 @@ int runReportCommand(const QStringList &arguments)
 
     QString jsonPath = parser.value(QStringLiteral("json"));
     const QString pngPath = parser.value(QStringLiteral("png"));
-    if (jsonPath.isEmpty() && pngPath.isEmpty())
+    const QString markdownPath = parser.value(QStringLiteral("markdown"));
+    if (jsonPath.isEmpty() && pngPath.isEmpty() && markdownPath.isEmpty())
         jsonPath = QStringLiteral("-");
+    if (jsonPath == QLatin1String("-") && markdownPath == QLatin1String("-"))
+        return usageError(QStringLiteral("--json - and --markdown - both ask for standard output; give one a FILE"));
 #ifndef GOBLIN_HAVE_GUI
     if (!pngPath.isEmpty())
         return usageError(QStringLiteral("--png is not available: this build has no GUI libraries"));
 #endif
-    for (const QString &out : {jsonPath, pngPath})
+    for (const QString &out : {jsonPath, pngPath, markdownPath})
         if (!out.isEmpty() && out != QLatin1String("-") && isInside(out, runDir))
             return usageError(QStringLiteral("'%1' is inside the run folder; the workbench never writes into a run "
                                              "folder, choose another place")
@@ -218,6 +229,11 @@ int runReportCommand(const QStringList &arguments)
     QString error;
     if (!jsonPath.isEmpty() && !writeReportJson(report, jsonPath, &error)) {
         err() << "goblin-workbench report: cannot write the JSON report: " << error << "\n";
+        err().flush();
+        return ReportRunDirUnreadable;
+    }
+    if (!markdownPath.isEmpty() && !writeCommandOutput(markdownSummary(report), markdownPath, &error)) {
+        err() << "goblin-workbench report: cannot write the Markdown summary: " << error << "\n";
         err().flush();
         return ReportRunDirUnreadable;
     }
