@@ -23,6 +23,8 @@ mkdir -p "$logs"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$logs/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$GOBLIN_SOURCE_DIR/scripts/ci-lsan.supp:print_suppressions=0"
+# The MCP SDK client test reads the SDK that scripts/ci-deps.sh installed (skipped without it).
+export GOBLIN_MCP_SDK_DIR=${GOBLIN_MCP_SDK_DIR:-$GOBLIN_BUILD_ROOT/mcp-sdk}
 status=0
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$CTEST_PARALLEL_LEVEL" || status=$?
 

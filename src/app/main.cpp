@@ -10,6 +10,7 @@
 #include "comparecommand.h"
 #include "exporttracecommand.h"
 #include "exportsqlitecommand.h"
+#include "mcpcommand.h"
 #include "reportcommand.h"
 #include "sweepcommand.h"
 #include "tablecommand.h"
@@ -120,11 +121,12 @@ int main(int argc, char **argv)
     for (const auto &[name, run] : {std::pair{"compare", &goblin::runCompareCommand},
                                     std::pair{"sweep", &goblin::runSweepCommand}, std::pair{"table", &goblin::runTableCommand},
                                     std::pair{"export-trace", &goblin::runExportTraceCommand},
-                                    std::pair{"export-sqlite", &goblin::runExportSqliteCommand}})
+                                    std::pair{"export-sqlite", &goblin::runExportSqliteCommand},
+                                    std::pair{"mcp", &goblin::runMcpCommand}})
         if (argc > 1 && std::strcmp(argv[1], name) == 0) {
             // compare --png and sweep --png draw with the widgets, as report --png does.
             const bool png = std::strcmp(name, "table") != 0 && std::strcmp(name, "export-trace") != 0
-                && std::strcmp(name, "export-sqlite") != 0
+                && std::strcmp(name, "export-sqlite") != 0 && std::strcmp(name, "mcp") != 0
                 && goblin::reportNeedsGui(argumentsAfterCommand(argc, argv));
 #ifdef GOBLIN_HAVE_GUI
             if (png) {
@@ -158,7 +160,8 @@ int main(int argc, char **argv)
             "  sweep RUN_DIR --threshold NAME --from A --to B --by S   each bucket along one threshold\n"
             "  table DIR...               one CSV row per run\n"
             "  export-trace RUN_DIR [--step N] -o FILE   a step (or the run) as a Chrome trace for Perfetto\n"
-            "  export-sqlite RUN_DIR -o FILE.sqlite      the run as one SQLite database (pandas, DuckDB)"));
+            "  export-sqlite RUN_DIR -o FILE.sqlite      the run as one SQLite database (pandas, DuckDB)\n"
+            "  mcp --allow DIR...         a Model Context Protocol server on stdio for agents"));
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("RUN_DIR"),

@@ -3,6 +3,7 @@
 #include "aboutinfo.h"
 #include "compareview.h"
 #include "dashboardexport.h"
+#include "formats/registry.h"
 #include "diagnosticsmodel.h"
 #include "liveanalysis.h"
 #include "loadcontroller.h"
@@ -280,6 +281,14 @@ void MainWindow::createDocks()
     scroll->setMinimumWidth(panelWidth);
     keepScrollAreaWideEnough(scroll, panelWidth, 26 * em);  // and after a run fills the "run:" values
     resizeDocks({m_runDock, m_thresholdDock}, {12 * em, panelWidth}, Qt::Horizontal);
+    // On the table views the names need the width: the dock collapses there, unless the user
+    // opens it there (remembered), and comes back on the other views.
+    connect(m_view, &WorkbenchView::currentViewChanged, this, &MainWindow::fitThresholdDockToView);
+    connect(m_thresholdDock->toggleViewAction(), &QAction::triggered, this, [this](bool shown) {
+        m_thresholdsCollapsed = false;
+        if (isTableView(m_view->currentViewIndex()))
+            m_settings->setThresholdsOnTableViews(shown);
+    });
 
     // Runs side by side (issue 14): the open runs, ticked, under the one set of thresholds.
     m_compareView = new CompareView(m_session, this);
@@ -412,10 +421,36 @@ void MainWindow::restoreSettings()
         m_session->editor()->replaceWithoutUndo(*thresholds);
 }
 
+bool MainWindow::isTableView(int index)
+{
+    return index == WorkbenchView::KernelsPage || index == WorkbenchView::OperatorsPage ||
+           index == WorkbenchView::ModulesPage || index == WorkbenchView::DiagnosticsPage;
+}
+
+void MainWindow::fitThresholdDockToView(int index)
+{
+    if (m_thresholdDock->isFloating())
+        return;  // a floating dock takes no width from the view
+    const bool collapse = isTableView(index) && !m_settings->thresholdsOnTableViews();
+    if (collapse && m_thresholdDock->isVisibleTo(this)) {
+        m_thresholdDock->hide();
+        m_thresholdsCollapsed = true;
+    } else if (!collapse && m_thresholdsCollapsed) {
+        m_thresholdDock->show();
+        m_thresholdsCollapsed = false;
+    }
+}
+
 void MainWindow::saveSettings()
 {
     m_settings->setWindowGeometry(saveGeometry());
+    // The window's state keeps the dock the user left, not the one a table view collapsed.
+    const bool collapsed = m_thresholdsCollapsed;
+    if (collapsed)
+        m_thresholdDock->show();
     m_settings->setWindowState(saveState(Settings::kWindowStateVersion));
+    if (collapsed)
+        m_thresholdDock->hide();
     m_settings->setWorkbenchLayout(m_view->saveLayout());
     m_session->live()->flush();
     m_settings->setLastThresholds(m_session->live()->thresholds());
@@ -498,7 +533,7 @@ void MainWindow::openFileDialog()
     const QString start = current ? QFileInfo(current->runDir).absolutePath() : QDir::homePath();
     const QString file = QFileDialog::getOpenFileName(
         this, tr("Open Trace File"), start,
-        tr("Traces and kernel traces (*.json *.json.gz *.gz *.csv *.db);;All files (*)"));
+        openDialogNameFilters().join(QStringLiteral(";;")));
     if (!file.isEmpty())
         openRunDir(file);
 }
@@ -548,9 +583,9 @@ void MainWindow::rebuildRecentMenu()
         ++number;
     }
     if (dirs.isEmpty())
-        m_recentMenu->addAction(tr("No recent folders"))->setEnabled(false);
+        m_recentMenu->addAction(tr("No recent runs"))->setEnabled(false);
     m_recentMenu->addSeparator();
-    QAction *clear = m_recentMenu->addAction(tr("&Clear Recent Folders"));
+    QAction *clear = m_recentMenu->addAction(tr("&Clear Recent Runs"));
     clear->setEnabled(!dirs.isEmpty());
     connect(clear, &QAction::triggered, m_settings, &Settings::clearRecentRunDirs);
 }
@@ -697,8 +732,10 @@ void MainWindow::onLoaded(std::shared_ptr<const RunAnalysis> run)
     const int row = m_session->openRun(std::move(run));
     if (background && current >= 0 && current != row)
         m_session->setCurrentRow(current);
-    if (QFileInfo(runDir).isDir())
-        m_settings->addRecentRunDir(runDir);  // recent folders: a file is reopened from its folder
+    // A run opened by the user, folder or file alone, is reopened from the recent list; a
+    // separate run a folder opened by itself is not one the user picked.
+    if (!background)
+        m_settings->addRecentRunDir(runDir);
     for (const QString &file : std::as_const(separate)) {
         m_backgroundLoads.insert(file);
         m_loader->load(file);

@@ -64,6 +64,11 @@ private:
     void createStatusBar();
     void restoreSettings();
     void saveSettings();
+    /// Kernels, Operators, Modules, Diagnostics: views of names that need the width.
+    static bool isTableView(int index);
+    /// Collapses the Thresholds dock on a table view (unless Settings::thresholdsOnTableViews),
+    /// and brings it back on the other views when it was collapsed here.
+    void fitThresholdDockToView(int index);
 
     void openFolderDialog();
     /// A single trace file (.json, .json.gz, a kernel-trace CSV): opened alone.
@@ -104,6 +109,7 @@ private:
     QListView *m_runList = nullptr;
     QDockWidget *m_runDock = nullptr;
     QDockWidget *m_thresholdDock = nullptr;
+    bool m_thresholdsCollapsed = false;  ///< hidden by fitThresholdDockToView(), not by the user
     CompareView *m_compareView = nullptr;
     QDockWidget *m_compareDock = nullptr;
     QAction *m_compareAction = nullptr;

@@ -88,7 +88,8 @@ void setUpParser(QCommandLineParser &parser)
                         "that matter; under 8 KB for any run."),
          QStringLiteral("FILE")},
         {QStringLiteral("step-ranges"),
-         QStringLiteral("Which roctx ranges of a rocprofv3 marker trace are steps: a regular expression matched "
+         QStringLiteral("Which marker ranges are steps (roctx/NVTX ranges of a rocprofv3 marker trace, or inside an "
+                        "rpd, rocpd, Nsight, rocprofv3 JSON or pftrace file): a regular expression matched "
                         "against the whole range name, case-insensitive (default: ProfilerStep#N, step N, "
                         "iteration N, train_step)."),
          QStringLiteral("REGEX")},

@@ -8,6 +8,9 @@
 #include "rpd/dbcommon.h"
 
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonValue>
 #include <QSet>
 #include <sqlite3.h>
 
@@ -261,6 +264,106 @@ QString processQuery(int index, const QString &s)
         .arg(index + 1);
 }
 
+/// What reading a process's roctx marker ranges met.
+struct MarkerNotes {
+    qint64 ranges = 0;        ///< marker regions read (ranges and instants)
+    QStringList problems;     ///< why a process's markers were not read (a diagnostic each)
+};
+
+/// The marker string ids of a process: its `rocpd_string` rows whose text is a MARKER_* category
+/// (the filter rocpd2csv's marker_api file uses: `category LIKE 'MARKER_%'`).
+bool markerCategories(dbread::UntrustedConnection &source, const ProcessTables &p, QStringList &ids, QString &error)
+{
+    return eachRow(source,
+                   QStringLiteral("SELECT id FROM %1 WHERE guid = ?1 AND string LIKE 'MARKER_%'")
+                       .arg(rocpd::table("rocpd_string", p.suffix)),
+                   p.guid, error, [&](sqlite3_stmt *st) { ids << QString::number(sqlite3_column_int64(st, 0)); });
+}
+
+/// The message of a region's extdata (`{"message": "step 3"}`), as rocpd2csv names a marker; empty
+/// when it has none or is no JSON object.
+QString markerMessage(sqlite3_stmt *st, int column)
+{
+    if (sqlite3_column_type(st, column) == SQLITE_NULL)
+        return QString();
+    const QByteArray bytes(reinterpret_cast<const char *>(sqlite3_column_blob(st, column)), sqlite3_column_bytes(st, column));
+    const QJsonValue message = QJsonDocument::fromJson(bytes).object().value(QLatin1String("message"));
+    return message.isString() ? message.toString().trimmed() : QString();
+}
+
+/// The roctx ranges of one process: `rocpd_region` rows whose event's category is MARKER_*, named by
+/// their extdata's message, else by the region's name (as rocpd2csv's marker_api file). Process and
+/// thread are the region's row ids (which only group the ranges per thread). A process without a
+/// region table, or without marker categories, has none.
+void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &p, HostActivity &host,
+                      MarkerNotes &notes)
+{
+    using rocpd::table;
+    const QString region = QStringLiteral("rocpd_region") + p.suffix;
+    if (!source.schema.count(region.toStdString()))
+        return;
+    const QString processName = p.guid.isEmpty() ? p.suffix : QString::fromUtf8(p.guid);
+    if (const QStringList unsafe = dbread::unsafeTablesOf(source, QStringList{region}); !unsafe.isEmpty()) {
+        notes.problems << QStringLiteral("process %1: %2 is not read (a view, a virtual table or a generated column "
+                                         "in place of a table is never queried)")
+                              .arg(processName, unsafe.join(QStringLiteral(", ")));
+        return;
+    }
+    QString error;
+    QStringList categories;
+    if (!markerCategories(source, p, categories, error) || categories.isEmpty()) {
+        if (!error.isEmpty())
+            notes.problems << QStringLiteral("process %1: its marker categories cannot be read (%2)").arg(processName, error);
+        return;
+    }
+    const QStringList columns = dbread::columnsOf(source.conn, region);
+    for (const char *c : {"pid", "tid", "start", "end", "name_id", "event_id", "extdata"})
+        if (!columns.contains(QLatin1String(c))) {
+            notes.problems << QStringLiteral("process %1: %2 has no column %3").arg(processName, region, QLatin1String(c));
+            return;
+        }
+    dbread::StringLookup names(
+        source.conn.handle(),
+        QStringLiteral("SELECT string FROM %1 WHERE id = ?1 AND guid = ?2").arg(table("rocpd_string", p.suffix)).toUtf8(),
+        p.guid);
+    names.describeWith(*source.guard);
+    const QString sql = QStringLiteral("SELECT R.pid, R.tid, R.start, R.\"end\", R.name_id, R.extdata FROM %1 R INNER "
+                                       "JOIN %2 E ON E.id = R.event_id AND E.guid = R.guid WHERE R.guid = ?1 AND "
+                                       "E.category_id IN (%3)")
+                            .arg(table("rocpd_region", p.suffix), table("rocpd_event", p.suffix),
+                                 categories.join(QLatin1Char(',')));
+    qint64 bad = 0;
+    const bool ok = eachRow(source, sql, p.guid, error, [&](sqlite3_stmt *st) {
+        if (sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+            sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 2)) {
+            ++bad;
+            return;
+        }
+        MarkerRange m;
+        m.name = markerMessage(st, 5);
+        if (m.name.isEmpty())
+            if (const std::optional<std::string> &name = names.get(sqlite3_column_int64(st, 4)))
+                m.name = QString::fromStdString(*name);
+        m.process = sqlite3_column_int64(st, 0);
+        m.thread = sqlite3_column_int64(st, 1);
+        m.startNs = sqlite3_column_int64(st, 2);
+        m.endNs = sqlite3_column_int64(st, 3);
+        host.ranges.push_back(std::move(m));
+        ++notes.ranges;
+    });
+    if (!ok)
+        notes.problems << QStringLiteral("process %1: read error in its marker regions after %2 rows (%3); the rest "
+                                         "is not read")
+                              .arg(processName)
+                              .arg(notes.ranges)
+                              .arg(error);
+    if (bad > 0)
+        notes.problems << QStringLiteral("process %1: %2 marker regions without integer start/end (or ending before "
+                                         "they start) were skipped")
+                              .arg(processName)
+                              .arg(bad);
+}
+
 } // namespace
 
 DatabaseRow::DatabaseRow(const QString &path, const QString &rel, const QString &format, KernelTrace &trace)
@@ -279,74 +382,85 @@ ReadOutcome DatabaseRow::refuse(Severity severity, const QString &message, const
     return ReadOutcome::Unusable;
 }
 
-ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
-                               const ProgressCallback &progress)
+namespace
 {
-    Diagnostics &diags = trace.diagnostics;
-    DatabaseRow row(path, rel, kFormat, trace);
-    InputFileInfo &info = row.info;
-    auto refuse = [&row](Severity severity, const QString &message, const QString &dialect) {
-        return row.refuse(severity, message, dialect);
-    };
 
-    dbread::UntrustedConnection source;
-    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, source))
-        return refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
-    rocpd::Connection &conn = source.conn;
-    rocpd::Layout layout;
-    if (!rocpd::readLayout(conn, layout))
-        return refuse(Severity::Error,
-                      QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; no kernels "
-                                     "read from it")
-                          .arg(source.error()),
-                      QStringLiteral("unreadable SQLite file"));
-    if (layout.processes.empty())
-        return refuse(Severity::Warning, QStringLiteral("is %1; no kernels read from it").arg(layout.foreign),
-                      QStringLiteral("foreign SQLite file"));
-
-    // ---- Which processes can be read.
+/// The processes of a file that can be read (their small tables loaded), and what was said of the
+/// others.
+struct OpenedProcesses {
     std::vector<ProcessTables> processes;
-    QStringList unsupported;
-    bool sysWriter = false;
+    QStringList unsupported;   ///< "process <guid>: why"
+    QStringList oddSuffixes;   ///< metadata tables no rocpd writer makes: never queried
+    bool sysWriter = false;    ///< rocprofiler-systems wrote it (its guid placeholder)
     LoadNotes notes;
-    const size_t cutMark = sink.names.cutMark();
+};
+
+/// Layout + which processes can be read. A refusal's words, or nullopt.
+std::optional<dbread::OpenRefusal> openProcesses(dbread::UntrustedConnection &source, OpenedProcesses &out)
+{
+    rocpd::Layout layout;
+    if (!rocpd::readLayout(source.conn, layout))
+        return dbread::OpenRefusal{true,
+                                   QStringLiteral("cannot be read as an SQLite database (%1): damaged or half-copied; "
+                                                  "no kernels read from it")
+                                       .arg(source.error()),
+                                   QStringLiteral("unreadable SQLite file")};
+    if (layout.processes.empty())
+        return dbread::OpenRefusal{false, QStringLiteral("is %1; no kernels read from it").arg(layout.foreign),
+                                   QStringLiteral("foreign SQLite file")};
     for (rocpd::Process p : layout.processes) {
         const QString why = unsupportedReason(source, p);
-        sysWriter = sysWriter || p.guid == QLatin1String("{{guid}}");
+        out.sysWriter = out.sysWriter || p.guid == QLatin1String("{{guid}}");
         if (!why.isEmpty()) {
-            unsupported << QStringLiteral("process %1: %2").arg(p.guid.isEmpty() ? p.suffix : p.guid, why);
+            out.unsupported << QStringLiteral("process %1: %2").arg(p.guid.isEmpty() ? p.suffix : p.guid, why);
             continue;
         }
         ProcessTables t;
         t.suffix = p.suffix;
         QString error;
-        if (!loadProcess(source, t, error, notes))
-            return refuse(Severity::Error,
-                          QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read from it")
-                              .arg(error.isEmpty() ? source.error() : error),
-                          QStringLiteral("unreadable rocpd database"));
-        processes.push_back(std::move(t));
+        if (!loadProcess(source, t, error, out.notes))
+            return dbread::OpenRefusal{true,
+                                       QStringLiteral("cannot be read (%1): damaged or half-copied; no kernels read "
+                                                      "from it")
+                                           .arg(error.isEmpty() ? source.error() : error),
+                                       QStringLiteral("unreadable rocpd database")};
+        out.processes.push_back(std::move(t));
     }
-    if (processes.empty())
-        return refuse(Severity::Error,
-                      QStringLiteral("is a rocpd database this reader cannot read: %1").arg(unsupported.join(QStringLiteral("; "))),
-                      QStringLiteral("rocpd, unsupported schema"));
-    if (!unsupported.isEmpty())
+    if (out.processes.empty())
+        return dbread::OpenRefusal{true,
+                                   QStringLiteral("is a rocpd database this reader cannot read: %1")
+                                       .arg(out.unsupported.join(QStringLiteral("; "))),
+                                   QStringLiteral("rocpd, unsupported schema")};
+    out.oddSuffixes = layout.oddSuffixes;
+    return std::nullopt;
+}
+
+/// The processes not read, the tables never queried, the file check's word.
+void openDiagnostics(const QString &rel, const OpenedProcesses &opened, const QString &sideFiles, Diagnostics &diags)
+{
+    if (!opened.unsupported.isEmpty())
         diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 process(es) not read: %2").arg(unsupported.size()).arg(unsupported.join(QStringLiteral("; ")))});
-    if (!layout.oddSuffixes.isEmpty())
+                         QStringLiteral("%1 process(es) not read: %2")
+                             .arg(opened.unsupported.size())
+                             .arg(opened.unsupported.join(QStringLiteral("; ")))});
+    if (!opened.oddSuffixes.isEmpty())
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("%1 more process table(s) have suffixes no rocpd writer makes; never queried, "
                                         "not read")
-                             .arg(layout.oddSuffixes.size())});
-    if (!source.sideFiles.isEmpty())
-        diags.push_back({Severity::Warning, rel, 0, source.sideFiles});
+                             .arg(opened.oddSuffixes.size())});
+    if (!sideFiles.isEmpty())
+        diags.push_back({Severity::Warning, rel, 0, sideFiles});
+}
 
+/// The file's row in the inputs: its dialect and the columns each reading takes.
+void describeFile(InputFileInfo &info, const OpenedProcesses &opened, bool wal, bool reference)
+{
+    const std::size_t n = opened.processes.size();
     info.dialect = QStringLiteral("rocpd schema 3, %1 (%2 process%3%4)")
-                       .arg(sysWriter ? QStringLiteral("rocprofiler-systems writer") : QStringLiteral("rocprofv3"))
-                       .arg(processes.size())
-                       .arg(processes.size() == 1 ? QString() : QStringLiteral("es"))
-                       .arg(source.wal ? QStringLiteral(", WAL journal") : QString());
+                       .arg(opened.sysWriter ? QStringLiteral("rocprofiler-systems writer") : QStringLiteral("rocprofv3"))
+                       .arg(n)
+                       .arg(n == 1 ? QString() : QStringLiteral("es"))
+                       .arg(wal ? QStringLiteral(", WAL journal") : QString());
     const QString symbolColumn = QStringLiteral("rocpd_info_kernel_symbol.display_name");
     info.workbenchColumns = {
         {QStringLiteral("kernel_name"), symbolColumn, QStringLiteral("rocpd: the kernels view's name"), QString()},
@@ -356,7 +470,7 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
         {QStringLiteral("agent"), QStringLiteral("rocpd_info_agent.logical_index"),
          QStringLiteral("rocpd: \"Agent <logical_index>\" as rocpd2csv writes Agent_Id"), QString()},
         {QStringLiteral("stream"), QStringLiteral("rocpd_kernel_dispatch.queue_id"), QStringLiteral("rocpd"), QString()}};
-    if (sink.reference)
+    if (reference)
         info.referenceColumns = {
             {QStringLiteral("kernel_name"), QStringLiteral("Kernel_Name"),
              QStringLiteral("as the trace.csv rocpd2csv would write: %1").arg(symbolColumn), QString()},
@@ -365,44 +479,33 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
             {QStringLiteral("end"), QStringLiteral("End_Timestamp"),
              QStringLiteral("as rocpd2csv would write it (substring tier of 'End')"), QStringLiteral("ns")},
             {QStringLiteral("duration"), QString(), QStringLiteral("no duration column: end - start"), QStringLiteral("ns")}};
+}
 
-    // ---- The rows, in rocpd2csv's order.
-    QStringList parts;
-    qint64 rawDispatches = 0;
-    for (size_t i = 0; i < processes.size(); ++i) {
-        parts << processQuery(int(i), processes[i].suffix);
-        rawDispatches += processes[i].dispatches;
+/// What the dispatch rows gave and left out.
+struct DispatchCounts {
+    qint64 rawDispatches = 0;  ///< rows of the dispatch tables, before the joins
+    qint64 sqlRows = 0;        ///< rows the query returned
+    qint64 rows = 0;           ///< … with every join's row present (the kernels view's rows)
+    qint64 skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
+    QString error;             ///< why the query failed, read before the statement is finalized
+};
+
+/// Each dispatch row into both readings and the timeline, as rocpd2csv's trace.csv would go: the
+/// view's joins, then the reference's and the workbench's rules for names, durations and agents.
+class DispatchSweep
+{
+public:
+    DispatchSweep(std::vector<ProcessTables> &processes, KernelSink &sink, kernels::TimelineBuilder &timeline,
+                  DispatchCounts &counts)
+        : m_processes(processes), m_sink(sink), m_timeline(timeline), m_counts(counts),
+          m_referenceOrder(sink.reference), m_workbenchOrder(&sink.workbench)
+    {
     }
-    const QByteArray sql = parts.join(QStringLiteral(" UNION ALL ")).toUtf8();
-    sqlite3_stmt *stmt = nullptr;
-    if (sqlite3_prepare_v2(conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK)
-        return refuse(Severity::Error,
-                      QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
-                          .arg(source.error()),
-                      QStringLiteral("unreadable rocpd database"));
-    for (size_t i = 0; i < processes.size(); ++i)
-        sqlite3_bind_text(stmt, int(i) + 1, processes[i].guid.constData(), int(processes[i].guid.size()), SQLITE_STATIC);
 
-    kernels::TimelineBuilder timeline(QStringLiteral("rocpd"), rel);
-    FirstUseOrder referenceOrder(sink.reference);
-    FirstUseOrder workbenchOrder(&sink.workbench);
-    KernelReading &w = *sink.workbench.reading;
-    qint64 sqlRows = 0, rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, nullRows = 0, noNameRows = 0, implausibleRows = 0;
-    qint64 lastAgent = LLONG_MIN;
-    std::string agentLabel;
-    bool cancelled = progress && !progress(0);
-    int rc = SQLITE_DONE;
-    while (!cancelled && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        ++sqlRows;
-        if (sqlRows == kProgressRows)
-            timeline.expectRows(rawDispatches);
-        if (progress && sqlRows % kProgressRows == 0 &&
-            !progress(rawDispatches > 0 ? info.sizeBytes * std::min(sqlRows, rawDispatches) / rawDispatches : 0)) {
-            cancelled = true;
-            break;
-        }
+    void row(sqlite3_stmt *stmt)
+    {
         const int procIndex = sqlite3_column_int(stmt, 0);
-        ProcessTables &proc = processes[size_t(procIndex)];
+        ProcessTables &proc = m_processes[size_t(procIndex)];
         // The view's other joins: a dispatch without its symbol, agent, queue (and the queue's
         // process), thread or region string row is dropped (and counted below).
         const auto symbolIt = proc.symbols.find(sqlite3_column_int64(stmt, 1));
@@ -411,108 +514,177 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
         if (symbolIt == proc.symbols.end() || agentIt == proc.agentLogicalIndex.end() ||
             queueIt == proc.queuePid.end() || !proc.threads.count(sqlite3_column_int64(stmt, 6)) ||
             !proc.strings.count(sqlite3_column_int64(stmt, 7)))
-            continue;
-        ++rows;
+            return;
+        ++m_counts.rows;
         Symbol &symbol = symbolIt->second;
-        const qint64 pid = queueIt->second;
-        if (symbol.name.empty()) {
-            ++noNameRows;
-            ++skipped;
-            ++w.rowsSkippedNoName;
-            if (sink.reference)
-                ++sink.reference->reading->rowsSkippedNoName;
-            continue;
-        }
-        if (!symbol.interned) {
-            symbol.globalId = sink.names.intern(symbol.name);
-            symbol.interned = true;
-        }
-        if (sqlite3_column_type(stmt, 2) != SQLITE_INTEGER || sqlite3_column_type(stmt, 3) != SQLITE_INTEGER) {
-            // rocpd2csv would write an empty or non-integer cell: the reference reads duration 0.
-            ++nullRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            if (sink.reference)
-                ++sink.reference->reading->rowsSkippedNonPositive;
-            continue;
-        }
+        if (!named(symbol) || !timed(stmt))
+            return;
         const qint64 startNs = sqlite3_column_int64(stmt, 2);
         const qint64 endNs = sqlite3_column_int64(stmt, 3);
+        const qint64 pid = queueIt->second;
         const qint64 agent = agentIt->second;
-        if (agent != lastAgent) {
-            lastAgent = agent;
-            agentLabel = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
+        if (agent != m_lastAgent) {
+            m_lastAgent = agent;
+            m_agentLabel = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
         }
         long long duration = 0;
         if (__builtin_sub_overflow(endNs, startNs, &duration) || duration <= 0) {
-            ++(duration == 0 ? zeroRows : negativeRows);
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            if (sink.reference)
-                ++sink.reference->reading->rowsSkippedNonPositive;
+            ++(duration == 0 ? m_counts.zeroRows : m_counts.negativeRows);
+            skipNonPositive();
             if (duration == 0)
-                timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
-            continue;
+                m_timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
+            return;
         }
-        timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
-        const RowKey key{startNs, endNs, procIndex, sqlite3_column_int64(stmt, 8)};
-        if (sink.reference) {
-            sink.reference->use(symbol.globalId, duration);
-            sink.reference->span(startNs, endNs);
-            sink.reference->agents.add(sink.host, agentLabel);
-            referenceOrder.used(symbol.globalId, key);
+        m_timeline.addKernel(symbol.globalId, symbol.name, pid, agent, queueIt->first, startNs, endNs);
+        use(symbol.globalId, startNs, endNs, duration, RowKey{startNs, endNs, procIndex, sqlite3_column_int64(stmt, 8)});
+    }
+
+    /// First uses in rocpd2csv's order (FirstUseOrder).
+    void finish()
+    {
+        m_referenceOrder.finish();
+        m_workbenchOrder.finish();
+    }
+
+private:
+    /// A symbol without a display name skips its row (both readings count it); else its run-wide id.
+    bool named(Symbol &symbol)
+    {
+        if (symbol.name.empty()) {
+            ++m_counts.noNameRows;
+            ++m_counts.skipped;
+            ++m_sink.workbench.reading->rowsSkippedNoName;
+            if (m_sink.reference)
+                ++m_sink.reference->reading->rowsSkippedNoName;
+            return false;
+        }
+        if (!symbol.interned) {
+            symbol.globalId = m_sink.names.intern(symbol.name);
+            symbol.interned = true;
+        }
+        return true;
+    }
+
+    /// Integer start and end, else skipped: rocpd2csv would write an empty or non-integer cell, the
+    /// reference reads duration 0.
+    bool timed(sqlite3_stmt *stmt)
+    {
+        if (sqlite3_column_type(stmt, 2) == SQLITE_INTEGER && sqlite3_column_type(stmt, 3) == SQLITE_INTEGER)
+            return true;
+        ++m_counts.nullRows;
+        ++m_counts.skipped;
+        ++m_sink.workbench.reading->rowsSkippedUnreadable;
+        if (m_sink.reference)
+            ++m_sink.reference->reading->rowsSkippedNonPositive;
+        return false;
+    }
+
+    void skipNonPositive()
+    {
+        ++m_counts.skipped;
+        ++m_sink.workbench.reading->rowsSkippedNonPositive;
+        if (m_sink.reference)
+            ++m_sink.reference->reading->rowsSkippedNonPositive;
+    }
+
+    /// A kernel with a positive duration: the reference sums it; the workbench too unless it ran a day.
+    void use(std::uint32_t nameId, qint64 startNs, qint64 endNs, long long duration, const RowKey &key)
+    {
+        if (m_sink.reference) {
+            m_sink.reference->use(nameId, duration);
+            m_sink.reference->span(startNs, endNs);
+            m_sink.reference->agents.add(m_sink.host, m_agentLabel);
+            m_referenceOrder.used(nameId, key);
         }
         if (duration > kMaxPlausibleKernelNs) {
-            ++implausibleRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
+            ++m_counts.implausibleRows;
+            ++m_counts.skipped;
+            ++m_sink.workbench.reading->rowsSkippedUnreadable;
+            return;
         }
-        sink.workbench.use(symbol.globalId, duration);
-        sink.workbench.span(startNs, endNs);
-        sink.workbench.agents.add(sink.host, agentLabel);
-        workbenchOrder.used(symbol.globalId, key);
+        m_sink.workbench.use(nameId, duration);
+        m_sink.workbench.span(startNs, endNs);
+        m_sink.workbench.agents.add(m_sink.host, m_agentLabel);
+        m_workbenchOrder.used(nameId, key);
+    }
+
+    std::vector<ProcessTables> &m_processes;
+    KernelSink &m_sink;
+    kernels::TimelineBuilder &m_timeline;
+    DispatchCounts &m_counts;
+    FirstUseOrder m_referenceOrder;
+    FirstUseOrder m_workbenchOrder;
+    qint64 m_lastAgent = LLONG_MIN;
+    std::string m_agentLabel;
+};
+
+/// How the dispatch query ended.
+enum class DispatchEnd { Done, ReadError, Cancelled, NotQueried };
+
+/// The dispatches of every process, joined to their events in SQL (one UNION ALL, storage order),
+/// through `sweep`. Progress: the file's bytes by the share of dispatch rows seen.
+DispatchEnd readDispatches(dbread::UntrustedConnection &source, const std::vector<ProcessTables> &processes,
+                           DispatchSweep &sweep, kernels::TimelineBuilder &timeline, DispatchCounts &counts,
+                           const ProgressCallback &progress, qint64 fileBytes)
+{
+    QStringList parts;
+    for (size_t i = 0; i < processes.size(); ++i) {
+        parts << processQuery(int(i), processes[i].suffix);
+        counts.rawDispatches += processes[i].dispatches;
+    }
+    const QByteArray sql = parts.join(QStringLiteral(" UNION ALL ")).toUtf8();
+    sqlite3_stmt *stmt = nullptr;
+    if (sqlite3_prepare_v2(source.conn.handle(), sql.constData(), -1, &stmt, nullptr) != SQLITE_OK) {
+        counts.error = source.error();
+        return DispatchEnd::NotQueried;
+    }
+    for (size_t i = 0; i < processes.size(); ++i)
+        sqlite3_bind_text(stmt, int(i) + 1, processes[i].guid.constData(), int(processes[i].guid.size()), SQLITE_STATIC);
+    const qint64 raw = counts.rawDispatches;
+    bool cancelled = progress && !progress(0);
+    int rc = SQLITE_DONE;
+    while (!cancelled && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        ++counts.sqlRows;
+        if (counts.sqlRows == kProgressRows)
+            timeline.expectRows(raw);
+        if (progress && counts.sqlRows % kProgressRows == 0 &&
+            !progress(raw > 0 ? fileBytes * std::min(counts.sqlRows, raw) / raw : 0)) {
+            cancelled = true;
+            break;
+        }
+        sweep.row(stmt);
     }
     if (!cancelled && rc != SQLITE_DONE)
-        diags.push_back({Severity::Error, rel, 0,
-                         QStringLiteral("read error after %1 dispatch rows: %2 (damaged or half-copied file?); the "
-                                        "rest is not read")
-                             .arg(rows)
-                             .arg(source.error())});
+        counts.error = source.error();
     sqlite3_finalize(stmt);
-    if (cancelled)
-        return ReadOutcome::Cancelled;
-    referenceOrder.finish();
-    workbenchOrder.finish();
+    return cancelled ? DispatchEnd::Cancelled : rc == SQLITE_DONE ? DispatchEnd::Done : DispatchEnd::ReadError;
+}
 
-    // ---- What the rows said.
-    if (rawDispatches == 0)
+/// The dispatches dropped or skipped, the lanes shared, the names not read or cut.
+void dispatchDiagnostics(const QString &rel, const DispatchCounts &counts, DispatchEnd end, bool streamOverflow,
+                         const LoadNotes &notes, qint64 maxValueBytes, Diagnostics &diags)
+{
+    if (counts.rawDispatches == 0)
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("holds no kernel dispatches (an empty profile, or rocprofv3 ran without "
                                         "--kernel-trace)")});
-    else if (rc == SQLITE_DONE && rows < rawDispatches)
+    else if (end == DispatchEnd::Done && counts.rows < counts.rawDispatches)
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("%1 of %2 kernel dispatches lack their agent, event, symbol, queue, process or "
                                         "thread row (a damaged or hand-made file); the kernels view drops them and so "
                                         "does the workbench")
-                             .arg(rawDispatches - rows)
-                             .arg(rawDispatches)});
-    if (noNameRows > 0)
-        diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 dispatches of kernels without a display name were skipped").arg(noNameRows)});
-    if (nullRows > 0)
-        diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 dispatches without integer start/end were skipped").arg(nullRows)});
-    if (negativeRows > 0)
-        diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 dispatches with end before start were skipped").arg(negativeRows)});
-    if (zeroRows > 0)
-        diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 dispatches with zero duration were skipped").arg(zeroRows)});
-    if (implausibleRows > 0)
-        diags.push_back({Severity::Warning, rel, 0,
-                         QStringLiteral("%1 dispatches longer than a day (implausible) were skipped").arg(implausibleRows)});
-    if (timeline.streamOverflow())
+                             .arg(counts.rawDispatches - counts.rows)
+                             .arg(counts.rawDispatches)});
+    const std::pair<qint64, const char *> skips[] = {
+        {counts.noNameRows, "%1 dispatches of kernels without a display name were skipped"},
+        {counts.nullRows, "%1 dispatches without integer start/end were skipped"},
+        {counts.negativeRows, "%1 dispatches with end before start were skipped"},
+        {counts.zeroRows, "%1 dispatches with zero duration were skipped"},
+        {counts.implausibleRows, "%1 dispatches longer than a day (implausible) were skipped"}};
+    for (const auto &[n, text] : skips)
+        if (n > 0)
+            diags.push_back({Severity::Warning, rel, 0, QString::fromLatin1(text).arg(n)});
+    if (streamOverflow)
         diags.push_back({Severity::Warning, rel, 0,
                          QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
     if (notes.tooLongNames > 0)
@@ -520,17 +692,81 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
                          QStringLiteral("%1 kernel display name(s) are longer than %2, the most one string may hold "
                                         "here: not read, their dispatches were skipped as unnamed")
                              .arg(notes.tooLongNames)
-                             .arg(dbread::describeBytes(source.guard->limits().maxValueBytes))});
-    notes.cuts.add(sink.names.cutsSince(cutMark));
+                             .arg(dbread::describeBytes(maxValueBytes))});
     if (const QString cut = notes.cuts.message(); !cut.isEmpty())
         diags.push_back({Severity::Warning, rel, 0, cut});
-    info.rowsRead = rows;
-    info.rowsSkipped = skipped;
-    trace.files.push_back(info);
+}
+
+/// What the marker phase found: its problems, and the ranges read.
+void markerDiagnostics(const QString &rel, const MarkerNotes &markers, HostActivity &host, Diagnostics &diags)
+{
+    for (const QString &problem : markers.problems)
+        diags.push_back({Severity::Warning, rel, 0, problem});
+    if (markers.ranges > 0) {
+        host.files << rel;
+        diags.push_back({Severity::Info, rel, 0,
+                         QStringLiteral("%1 roctx marker range(s)/mark(s) read (rocpd_region rows of a MARKER_* "
+                                        "category)")
+                             .arg(markers.ranges)});
+    }
+}
+
+} // namespace
+
+ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSink &sink, KernelTrace &trace,
+                               const ProgressCallback &progress)
+{
+    // Open + schema check: which processes can be read, their small tables in memory.
+    Diagnostics &diags = trace.diagnostics;
+    DatabaseRow row(path, rel, kFormat, trace);
+    dbread::UntrustedConnection source;
+    if (const std::optional<dbread::OpenRefusal> no = dbread::openUntrusted(path, source))
+        return row.refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
+    const size_t cutMark = sink.names.cutMark();
+    OpenedProcesses opened;
+    if (const std::optional<dbread::OpenRefusal> no = openProcesses(source, opened))
+        return row.refuse(no->error ? Severity::Error : Severity::Warning, no->message, no->dialect);
+    openDiagnostics(rel, opened, source.sideFiles, diags);
+    describeFile(row.info, opened, source.wal, sink.reference != nullptr);
+
+    // Kernel dispatches, in rocpd2csv's order of first uses, into both readings and the timeline.
+    kernels::TimelineBuilder timeline(QStringLiteral("rocpd"), rel);
+    DispatchCounts counts;
+    DispatchSweep sweep(opened.processes, sink, timeline, counts);
+    const DispatchEnd end = readDispatches(source, opened.processes, sweep, timeline, counts, progress,
+                                           row.info.sizeBytes);
+    if (end == DispatchEnd::NotQueried)
+        return row.refuse(Severity::Error,
+                          QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
+                              .arg(counts.error),
+                          QStringLiteral("unreadable rocpd database"));
+    if (end == DispatchEnd::ReadError)
+        diags.push_back({Severity::Error, rel, 0,
+                         QStringLiteral("read error after %1 dispatch rows: %2 (damaged or half-copied file?); the "
+                                        "rest is not read")
+                             .arg(counts.rows)
+                             .arg(counts.error)});
+    if (end == DispatchEnd::Cancelled)
+        return ReadOutcome::Cancelled;
+    sweep.finish();
+
+    // Marker ranges (roctx): a run's steps when they are named like steps.
+    MarkerNotes markers;
+    for (const ProcessTables &p : opened.processes)
+        readMarkerRanges(source, p, trace.host, markers);
+
+    // Finish: what the rows said, the file's row, its timeline.
+    opened.notes.cuts.add(sink.names.cutsSince(cutMark));
+    dispatchDiagnostics(rel, counts, end, timeline.streamOverflow(), opened.notes,
+                        source.guard->limits().maxValueBytes, diags);
+    markerDiagnostics(rel, markers, trace.host, diags);
+    row.info.rowsRead = counts.rows;
+    row.info.rowsSkipped = counts.skipped;
+    trace.files.push_back(row.info);
     if (timeline.eventCount() > 0)
         trace.timeline.files.push_back(timeline.take());
     if (progress)
-        progress(info.sizeBytes);
+        progress(row.info.sizeBytes);
     return ReadOutcome::Read;
 }
 

@@ -10,7 +10,8 @@
 /// independent of the LZ4 views. The rows are read in storage order, but first uses (which
 /// name and which agent comes first) follow rocpd2csv's order: start, then end descending. Each row
 /// reads as rocpd2csv writes it: Kernel_Name = the symbol's display_name, Start/End_Timestamp,
-/// Agent_Id "Agent <logical_index>"; the duration is end - start.
+/// Agent_Id "Agent <logical_index>"; the duration is end - start. Its roctx ranges (rocpd_region
+/// rows of a MARKER_* category) go to KernelTrace::host, where step-named ones become steps.
 
 #include "kerneltraceparser.h"
 #include "kernels/kernelsink.h"

@@ -38,9 +38,9 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
-    /// Numbers fit their column (the header wraps onto three lines instead of widening it), the
-    /// class fits its words, and the name column takes the rest (issue 26: at 1366 px the name got
-    /// 100 px and Max and % GPU time were off screen).
+    /// Numbers fit their column (the header wraps onto lines instead of widening it), the class
+    /// fits its words, a column that holds nothing on this run is hidden, and the name column
+    /// takes the rest (tablecolumns.h).
     void fitColumns();
     void showContextMenu(const QPoint &pos);
     void copySelection() const;

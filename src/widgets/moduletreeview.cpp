@@ -36,6 +36,7 @@ ModuleTreeView::ModuleTreeView(QWidget *parent)
     m_tree->sortByColumn(ModuleTreeModel::DeviceTimeColumn, Qt::DescendingOrder);
     m_tree->setUniformRowHeights(true);
     m_tree->setAlternatingRowColors(true);
+    m_tree->setTextElideMode(Qt::ElideMiddle);  // module paths differ at both ends
     m_tree->setItemDelegateForColumn(ModuleTreeModel::DeviceTimeColumn, new PercentBarDelegate(m_tree));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(ModuleTreeModel::NameColumn, QHeaderView::Stretch);

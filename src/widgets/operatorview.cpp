@@ -6,6 +6,7 @@
 #include "modelroles.h"
 #include "opsmodel.h"
 #include "percentbardelegate.h"
+#include "tablecolumns.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -17,6 +18,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace goblin
@@ -36,24 +38,64 @@ QSortFilterProxyModel *sortingProxy(QAbstractItemModel *source, QObject *parent)
     return proxy;
 }
 
+/// One line per row, names elided in the middle (shapes and kernel names differ there), sorted
+/// by `sortColumn`, a share drawn as a bar; the columns are fitted by fitLayout() once rows come.
+void setUpView(QAbstractItemView *view, QHeaderView *header, int sortColumn, int shareColumn)
+{
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setTextElideMode(Qt::ElideMiddle);
+    view->setItemDelegateForColumn(shareColumn, new PercentBarDelegate(view));
+    header->setStretchLastSection(false);
+    header->setSortIndicatorShown(true);
+    header->setSortIndicator(sortColumn, Qt::DescendingOrder);
+}
+
 void setUpTable(QTableView *table, QAbstractItemModel *model, int sortColumn, int shareColumn)
 {
     table->setModel(model);
+    table->setHorizontalHeader(new WrappingHeader(Qt::Horizontal, table, 2));
     table->setSortingEnabled(true);
     table->sortByColumn(sortColumn, Qt::DescendingOrder);
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setSelectionMode(QAbstractItemView::SingleSelection);
-    table->setTextElideMode(Qt::ElideMiddle);
     table->verticalHeader()->hide();
-    table->setItemDelegateForColumn(shareColumn, new PercentBarDelegate(table));
     // One line per row: shapes and kernel names elide instead of doubling the row height.
     table->setWordWrap(false);
-    QHeaderView *header = table->horizontalHeader();
-    header->setStretchLastSection(false);
-    header->setSectionResizeMode(0, QHeaderView::Stretch);
-    // Numbers: wide enough for the header with its unit, never cut.
-    for (int column = 1; column < model->columnCount(); ++column)
-        header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    setUpView(table, table->horizontalHeader(), sortColumn, shareColumn);
+}
+
+void setUpTree(QTreeView *tree, QAbstractItemModel *model, int sortColumn, int shareColumn)
+{
+    tree->setModel(model);
+    tree->setHeader(new WrappingHeader(Qt::Horizontal, tree, 3));
+    tree->setSortingEnabled(true);
+    tree->sortByColumn(sortColumn, Qt::DescendingOrder);
+    tree->setUniformRowHeights(true);
+    tree->setAllColumnsShowFocus(true);
+    tree->setWordWrap(false);
+    setUpView(tree, tree->header(), sortColumn, shareColumn);
+}
+
+/// Fits `view`'s columns whenever its rows change (tablecolumns.h): the name takes the spare
+/// width, a column all "—" on this run is hidden.
+void fitOnChange(QAbstractItemView *view, QHeaderView *header, const NameColumnLayout &layout)
+{
+    const auto fit = [view, header, layout] {
+        fitNameColumnLayout(view, header, layout);
+        // Branch marks only where a name has shapes below it: a flat list keeps its indent.
+        if (auto *tree = qobject_cast<QTreeView *>(view)) {
+            const QAbstractItemModel *model = tree->model();
+            bool children = false;
+            for (int row = 0; row < model->rowCount() && !children; ++row)
+                children = model->hasChildren(model->index(row, 0));
+            tree->setRootIsDecorated(children);
+        }
+    };
+    QAbstractItemModel *model = view->model();
+    QObject::connect(model, &QAbstractItemModel::modelReset, view, fit);
+    QObject::connect(model, &QAbstractItemModel::layoutChanged, view, fit);
+    QObject::connect(model, &QAbstractItemModel::rowsInserted, view, fit);
+    QObject::connect(model, &QAbstractItemModel::rowsRemoved, view, fit);
+    fit();
 }
 
 /// A kernel name short enough for a title line: GEMM names keep both ends (the tooltip has it all).
@@ -63,7 +105,7 @@ QString shortName(const QString &name)
     return name.size() <= 2 * kKeep + 1 ? name : name.left(kKeep) + QChar(0x2026) + name.right(kKeep);
 }
 
-QString selectedName(QTableView *table, int role)
+QString selectedName(QAbstractItemView *table, int role)
 {
     const QModelIndexList rows = table->selectionModel() ? table->selectionModel()->selectedRows() : QModelIndexList();
     return rows.isEmpty() ? QString() : rows.front().data(role).toString();
@@ -84,7 +126,7 @@ OperatorView::OperatorView(QWidget *parent)
     , m_filter(new QLineEdit(this))
     , m_filterTimer(new QTimer(this))
     , m_summary(new QLabel(this))
-    , m_opsTable(new QTableView(this))
+    , m_opsTable(new QTreeView(this))
     , m_kernelsTitle(new QLabel(this))
     , m_kernelsTable(new QTableView(this))
     , m_launchingTitle(new QLabel(this))
@@ -93,9 +135,10 @@ OperatorView::OperatorView(QWidget *parent)
     m_opsProxy->setFilterKeyColumn(OpsModel::NameColumn);
     m_scope->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_scope->setToolTip(tr("All steps, or one ProfilerStep"));
-    m_group->addItem(tr("Operator + input shapes"));
     m_group->addItem(tr("Operator"));
-    m_group->setToolTip(tr("One row per op name and input shapes, or per op name summed over its shapes"));
+    m_group->addItem(tr("Operator + input shapes"));
+    m_group->setToolTip(tr("One row per op name summed over its input shapes (each shape a row under it), or "
+                           "one row per op name and input shapes"));
     m_filter->setPlaceholderText(tr("Filter operators by name"));
     m_filter->setClearButtonEnabled(true);
     m_filterTimer->setSingleShot(true);
@@ -106,11 +149,16 @@ OperatorView::OperatorView(QWidget *parent)
     m_kernelsTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_launchingTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
-    setUpTable(m_opsTable, m_opsProxy, OpsModel::DeviceSelfColumn, OpsModel::GpuShareColumn);
-    m_opsTable->horizontalHeader()->setSectionResizeMode(OpsModel::ShapesColumn, QHeaderView::Interactive);
-    m_opsTable->setColumnWidth(OpsModel::ShapesColumn, fontMetrics().averageCharWidth() * 34);
+    setUpTree(m_opsTable, m_opsProxy, OpsModel::DeviceSelfColumn, OpsModel::GpuShareColumn);
     setUpTable(m_kernelsTable, m_kernelsProxy, KernelOpLinkModel::DeviceTimeColumn, KernelOpLinkModel::ShareColumn);
     setUpTable(m_launchingTable, m_launchingProxy, KernelOpLinkModel::DeviceTimeColumn, KernelOpLinkModel::ShareColumn);
+    // Input shapes are text that can run to hundreds of characters: capped, elided, the tooltip whole.
+    fitOnChange(m_opsTable, m_opsTable->header(),
+                {OpsModel::NameColumn, OpsModel::GpuShareColumn, OpsModel::ShapesColumn, 3, 3});
+    fitOnChange(m_kernelsTable, m_kernelsTable->horizontalHeader(),
+                {KernelOpLinkModel::NameColumn, KernelOpLinkModel::ShareColumn, -1, 3, 2});
+    fitOnChange(m_launchingTable, m_launchingTable->horizontalHeader(),
+                {KernelOpLinkModel::NameColumn, KernelOpLinkModel::ShareColumn, -1, 3, 2});
     m_launchingTable->setToolTip(tr("Double-click an op to select it above"));
 
     auto *top = new QHBoxLayout;
@@ -149,7 +197,7 @@ OperatorView::OperatorView(QWidget *parent)
     });
     connect(m_group, &QComboBox::currentIndexChanged, this, [this](int index) {
         const QString op = selectedName(m_opsTable, OpsModel::OpNameRole);
-        m_ops->setGroupByShapes(index == 0);
+        m_ops->setGroupByShapes(index == 1);
         if (!op.isEmpty())
             selectOp(op);
         opSelected();
@@ -159,7 +207,7 @@ OperatorView::OperatorView(QWidget *parent)
     connect(m_opsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, &OperatorView::opSelected);
     connect(m_kernelsTable->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &OperatorView::kernelSelected);
-    connect(m_launchingTable, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+    connect(m_launchingTable, &QAbstractItemView::doubleClicked, this, [this](const QModelIndex &index) {
         const QString op = index.data(KernelOpLinkModel::LinkNameRole).toString();
         if (!selectOp(op)) {
             setFilterText(QString());
@@ -174,6 +222,7 @@ OperatorView::~OperatorView() = default;
 void OperatorView::setRun(std::shared_ptr<const RunAnalysis> run, int rankIndex)
 {
     const QString note = attributionEmptyNote(run.get(), rankIndex);
+    m_ops->setGpuRoof(run ? decideGpuRoof(run->facts.devices) : GpuRoof{});
     setAttribution(note.isEmpty() ? attributionOfRank(run, rankIndex) : nullptr, note);
 }
 

@@ -13,6 +13,7 @@ class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
+class QTreeView;
 class QTimer;
 
 namespace goblin
@@ -49,11 +50,13 @@ public:
     void showFrame(const QString &name, goblin::FrameKind kind);
 
     QComboBox *scopeCombo() const { return m_scope; }
-    /// "Operator + input shapes" (0) or "Operator" (1): rows per name and shapes, or per name.
+    /// "Operator" (0, the default) or "Operator + input shapes" (1): rows per name with its shapes
+    /// as children, or flat rows per name and shapes.
     QComboBox *groupCombo() const { return m_group; }
     QLineEdit *filterEdit() const { return m_filter; }
     QLabel *summaryLabel() const { return m_summary; }
-    QTableView *opsTable() const { return m_opsTable; }
+    /// The ops: a tree (an op name, its input shapes below it) whose name column takes the spare width.
+    QTreeView *opsTable() const { return m_opsTable; }
     QTableView *kernelsTable() const { return m_kernelsTable; }
     QTableView *launchingOpsTable() const { return m_launchingTable; }
     OpsModel *opsModel() const { return m_ops; }
@@ -76,7 +79,7 @@ private:
     QLineEdit *m_filter;
     QTimer *m_filterTimer;
     QLabel *m_summary;
-    QTableView *m_opsTable;
+    QTreeView *m_opsTable;
     QLabel *m_kernelsTitle;
     QTableView *m_kernelsTable;
     QLabel *m_launchingTitle;

@@ -16,6 +16,7 @@ constexpr auto WindowState = "window/state";
 constexpr auto WindowStateVersion = "window/stateVersion";
 constexpr auto WorkbenchLayout = "window/workbenchLayout";
 constexpr auto Theme = "window/theme";
+constexpr auto ThresholdsOnTableViews = "window/thresholdsOnTableViews";
 constexpr auto ThresholdsSaved = "thresholds/saved";
 // the numeric knobs' keys are in thresholdDescriptors()
 constexpr auto Precision = "thresholds/precision";
@@ -122,6 +123,16 @@ void Settings::setWorkbenchLayout(const QByteArray &layout)
 {
     m_settings->setValue(key(Key::WorkbenchLayout), layout);
     m_settings->setValue(key(Key::WindowStateVersion), kWindowStateVersion);
+}
+
+bool Settings::thresholdsOnTableViews() const
+{
+    return m_settings->value(key(Key::ThresholdsOnTableViews), false).toBool();
+}
+
+void Settings::setThresholdsOnTableViews(bool shown)
+{
+    m_settings->setValue(key(Key::ThresholdsOnTableViews), shown);
 }
 
 Theme Settings::theme() const

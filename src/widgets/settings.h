@@ -49,6 +49,11 @@ public:
     QByteArray workbenchLayout() const;
     void setWorkbenchLayout(const QByteArray &layout);
 
+    /// Whether the Thresholds dock stays open on the table views (Kernels, Operators, Modules,
+    /// Diagnostics), where the names need its width; false (collapsed) unless the user opened it there.
+    bool thresholdsOnTableViews() const;
+    void setThresholdsOnTableViews(bool shown);
+
     /// View ▸ Theme; System when unset or unreadable.
     Theme theme() const;
     void setTheme(Theme theme);

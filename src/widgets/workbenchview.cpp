@@ -9,6 +9,7 @@
 #include "kernelsview.h"
 #include "moduletreeview.h"
 #include "operatorview.h"
+#include "rooflineview.h"
 #include "kernelfilterproxy.h"
 #include "liveanalysis.h"
 #include "percentbardelegate.h"
@@ -277,12 +278,22 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     addAnalysisView(m_sweep, tr("Sweep"));
     addAnalysisView(m_telemetryTable, tr("Telemetry"));
     addAnalysisView(m_diagnosticsTable, tr("Diagnostics"));
+    // Each op against the GPU's roof (docs/roofline.md); a point selects its op in Operators.
+    m_roofline = new RooflineView(this);
+    addAnalysisView(m_roofline, tr("Roofline"));
+    connect(m_roofline, &RooflineView::opActivated, this, [this](const QString &name, const QString &) {
+        showView(OperatorsPage);
+        if (!m_operators->selectOp(name)) {
+            m_operators->setFilterText(QString());
+            m_operators->selectOp(name);
+        }
+    });
     m_scopeOf = {{m_overviewSplitter, ViewScope::Overview}, {m_kernelPage, ViewScope::Kernels},
                  {m_operators, ViewScope::Operators},       {m_flameGraph, ViewScope::FlameGraph},
                  {m_modules, ViewScope::Modules},           {m_timeline, ViewScope::Timeline},
                  {m_pages->widget(RanksPage), ViewScope::Ranks}, {m_advice, ViewScope::Advice},
                  {m_sweep, ViewScope::Sweep},               {m_telemetryTable, ViewScope::Telemetry},
-                 {m_diagnosticsTable, ViewScope::Diagnostics}};
+                 {m_diagnosticsTable, ViewScope::Diagnostics}, {m_roofline, ViewScope::Operators}};
     connect(m_viewList, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row < 0)
             return;
@@ -535,6 +546,7 @@ void WorkbenchView::onRunChanged()
     const int rank = currentRankIndex();
     m_telemetryPlot->setRun(run.get(), rank);
     m_operators->setRun(run, rank);
+    m_roofline->setRun(run);
     m_flameGraph->setRun(run, rank);
     m_modules->setRun(run, rank);
     // The plot's panels are made anew for each run's GPUs, with QCustomPlot's white default;

@@ -30,6 +30,7 @@ class FlameGraph;
 class KernelsView;
 class ModuleTreeView;
 class OperatorView;
+class RooflineView;
 class BudgetChartView;
 class SweepChart;
 class StepStrip;
@@ -50,7 +51,7 @@ public:
     static constexpr int kSearchDebounceMs = 300;
     /// The pages this view makes itself, in list order; addAnalysisView() appends after them.
     enum Page { OverviewPage, KernelsPage, OperatorsPage, FlameGraphPage, ModulesPage, TimelinePage, RanksPage,
-                AdvicePage, SweepPage, TelemetryPage, DiagnosticsPage, BuiltInPageCount };
+                AdvicePage, SweepPage, TelemetryPage, DiagnosticsPage, RooflinePage, BuiltInPageCount };
 
     explicit WorkbenchView(WorkbenchSession *session, QWidget *parent = nullptr);
 
@@ -153,6 +154,7 @@ private:
     KernelsView *m_kernelsView;
     QTableView *m_kernelTable;  ///< m_kernelsView's table
     OperatorView *m_operators;
+    RooflineView *m_roofline = nullptr;
     FlameGraph *m_flameGraph;
     ModuleTreeView *m_modules;
     QTableView *m_telemetryTable;

@@ -118,6 +118,7 @@ private slots:
     void separateKernelCaptureOpensInTheRunsList();
     void everyViewSaysItsScope();
     void openRecentLeavesOutMissingFolders();
+    void openTraceFileOffersEveryInputAndRecentReopensIt();
     void everyMenuActionHasAShortcut();
     void exportJsonFromMenuEqualsReportCommand();
     void exportPngFromMenuIsTwiceTheSize();
@@ -339,9 +340,67 @@ void TestMainWindow::openRecentLeavesOutMissingFolders()
     for (QAction *action : recent->actions())
         if (!action->isSeparator())
             entries << action->text();
-    QCOMPARE(entries.size(), 2);  // the folder that is left, then "Clear Recent Folders"
+    QCOMPARE(entries.size(), 2);  // the folder that is left, then "Clear Recent Runs"
     QVERIFY2(entries.at(0).endsWith(QDir::toNativeSeparators(kept)), qPrintable(entries.join(QLatin1Char('|'))));
     QVERIFY(!entries.join(QLatin1Char('|')).contains(QStringLiteral("gone-run")));
+}
+
+void TestMainWindow::openTraceFileOffersEveryInputAndRecentReopensIt()
+{
+    // The Open Trace File dialog offers every kind the workbench reads (the format registry's
+    // names, All files last); an array-form chrome trace picked there opens alone, joins Recent
+    // runs as a file, and reopens from there.
+    const QString dir = m_home->filePath(QStringLiteral("legacy"));
+    QVERIFY(QDir().mkpath(dir));
+    const QString file = dir + QStringLiteral("/worker0.json.gz");
+    QVERIFY(QFile::copy(test::dataPath(QStringLiteral("torch/kineto_2021_resnet50_steps6to8_array_form.json.gz")), file));
+    QStringList filters;
+    auto *timer = new QTimer;
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, [timer, file, &filters] {
+        if (auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget())) {
+            timer->stop();
+            timer->deleteLater();
+            filters = dialog->nameFilters();
+            auto *nameEdit = dialog->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"));
+            QVERIFY(nameEdit);
+            nameEdit->setText(file);
+            static_cast<QDialog *>(dialog)->accept();
+        }
+    });
+    timer->start();
+    QAction *open = findMenuAction(*m_window, QStringLiteral("Open &Trace File…"));
+    QVERIFY(open);
+    open->trigger();
+    QVERIFY(filters.size() >= 3);
+    QVERIFY2(filters.first().startsWith(QLatin1String("Everything the workbench reads (")), qPrintable(filters.first()));
+    for (const char *name : {"*.rpd", "*.sqlite", "*.db", "*.pftrace", "*.json", "*.json.gz", "*.csv"})
+        QVERIFY2(filters.first().contains(QLatin1String(name)), qPrintable(filters.first()));
+    QCOMPARE(filters.last(), QStringLiteral("All files (*)"));
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — legacy/worker0.json.gz"),
+                              30000);
+    QCOMPARE(m_settings->recentRunDirs().value(0), QDir::cleanPath(file));
+    QCOMPARE(m_window->welcomePage()->recentRuns().value(0), QDir::cleanPath(file));
+
+    // Closed, then reopened from File ▸ Open Recent.
+    QAction *close = findMenuAction(*m_window, QStringLiteral("&Close Run"));
+    QVERIFY(close);
+    close->trigger();
+    QTRY_VERIFY(m_window->welcomeShown());
+    QMenu *recent = nullptr;
+    for (QMenu *menu : m_window->findChildren<QMenu *>())
+        if (menu->title() == QStringLiteral("Open &Recent"))
+            recent = menu;
+    QVERIFY(recent);
+    QMetaObject::invokeMethod(recent, "aboutToShow");
+    QAction *entry = nullptr;
+    for (QAction *action : recent->actions())
+        if (action->text().endsWith(QDir::toNativeSeparators(file)))
+            entry = action;
+    QVERIFY(entry);
+    entry->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->windowTitle(), QStringLiteral("Goblin Workbench — legacy/worker0.json.gz"),
+                              30000);
 }
 
 void TestMainWindow::everyMenuActionHasAShortcut()

@@ -583,10 +583,10 @@ void TestWorkbenchView::viewSwitchingByKeyboard_data()
     QTest::newRow("Ctrl+8 advice") << 0 << int(Qt::Key_8) << ctrl << int(WorkbenchView::AdvicePage);
     QTest::newRow("Ctrl+9 sweep") << 0 << int(Qt::Key_9) << ctrl << int(WorkbenchView::SweepPage);
     QTest::newRow("Ctrl+Tab next") << 2 << int(Qt::Key_Tab) << ctrl << 3;
-    QTest::newRow("Ctrl+Tab wraps") << int(WorkbenchView::DiagnosticsPage) << int(Qt::Key_Tab) << ctrl << 0;
+    QTest::newRow("Ctrl+Tab wraps") << int(WorkbenchView::BuiltInPageCount) - 1 << int(Qt::Key_Tab) << ctrl << 0;
     QTest::newRow("Ctrl+Shift+Tab previous") << 3 << int(Qt::Key_Backtab) << ctrlShift << 2;
     QTest::newRow("Ctrl+Shift+Tab wraps") << 0 << int(Qt::Key_Backtab) << ctrlShift
-                                          << int(WorkbenchView::DiagnosticsPage);
+                                          << int(WorkbenchView::BuiltInPageCount) - 1;
 }
 
 void TestWorkbenchView::viewSwitchingByKeyboard()

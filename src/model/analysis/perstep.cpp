@@ -77,7 +77,7 @@ QString stepWindowsKindPhrase(StepPlanKind kind, bool anyGpuLane)
                                            "without one")
                           : QStringLiteral("ProfilerStep on the CPU lane");
     case StepPlanKind::MarkerRanges:
-        return QStringLiteral("step ranges of the marker trace");
+        return QStringLiteral("roctx/NVTX step ranges (of a marker trace, or inside the kernel file)");
     case StepPlanKind::GpuAnnotations:
         return QStringLiteral("step annotations on the GPU lane; one name repeated in a trace is one step per window");
     case StepPlanKind::OptimizerSteps:

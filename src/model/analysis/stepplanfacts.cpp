@@ -20,7 +20,8 @@ StepPlanKind kindOfMarks(const std::vector<const StepWindow *> &marks, bool gpuL
         return first.name.startsWith(QLatin1String("Optimizer.step")) ? StepPlanKind::OptimizerSteps
                                                                        : StepPlanKind::CpuProfilerSteps;
     // A kernel trace's CPU-lane windows: the torch trace's ProfilerSteps moved onto its clock, or
-    // the step ranges of a marker trace beside it.
+    // the step-named roctx/NVTX ranges of a marker trace beside it or of the kernel file itself
+    // (rpd, Nsight, rocpd, rocprofv3 JSON, pftrace), chosen by one rule (apiTracesFrom).
     return first.aligned ? StepPlanKind::CpuProfilerSteps : StepPlanKind::MarkerRanges;
 }
 
@@ -30,7 +31,7 @@ QString kindPhrase(StepPlanKind kind)
     case StepPlanKind::CpuProfilerSteps:
         return QStringLiteral("ProfilerStep#N on the CPU lane");
     case StepPlanKind::MarkerRanges:
-        return QStringLiteral("step ranges of the marker trace");
+        return QStringLiteral("roctx/NVTX step ranges (of a marker trace, or inside the kernel file)");
     case StepPlanKind::GpuAnnotations:
         return QStringLiteral("step annotations on the GPU lane, each window a step");
     case StepPlanKind::OptimizerSteps:

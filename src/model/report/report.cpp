@@ -4,6 +4,7 @@
 #include "budgetjson.h"
 #include "exportfile.h"
 #include "attributionjson.h"
+#include "rooflinejson.h"
 #include "memoryjson.h"
 #include "runtraitsjson.h"
 #include "versiontext.h"
@@ -16,6 +17,7 @@
 #include "commandline.h"
 
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <cmath>
@@ -145,27 +147,45 @@ QJsonObject quantitiesJson(const Quantities &q)
     return out;
 }
 
+/// redactSecrets() of each distinct text once: a report repeats its keys and many values
+/// thousands of times.
+class RedactionMemo
+{
+public:
+    QString operator()(const QString &text)
+    {
+        if (const auto it = m_seen.constFind(text); it != m_seen.constEnd())
+            return it.value();
+        const QString redacted = redactSecrets(text);
+        m_seen.insert(text, redacted);
+        return redacted;
+    }
+
+private:
+    QHash<QString, QString> m_seen;
+};
+
 /// Every text of the report (and every key: some are names from the run) through redactSecrets():
 /// diagnostics, warnings, paths, column and kernel names can all hold what a script wrote.
-QJsonValue redactedJson(const QJsonValue &value)
+QJsonValue redactedJson(const QJsonValue &value, RedactionMemo &redact)
 {
     if (value.isString()) {
         const QString text = value.toString();
-        const QString redacted = redactSecrets(text);
+        const QString redacted = redact(text);
         return redacted == text ? value : QJsonValue(redacted);
     }
     if (value.isArray()) {
         QJsonArray array = value.toArray();
         for (qsizetype i = 0; i < array.size(); ++i)
             if (const QJsonValue element = array.at(i); element.isString() || element.isArray() || element.isObject())
-                array.replace(i, redactedJson(element));
+                array.replace(i, redactedJson(element, redact));
         return array;
     }
     if (value.isObject()) {
         const QJsonObject object = value.toObject();
         QJsonObject out;
         for (auto it = object.begin(); it != object.end(); ++it)
-            out.insert(redactSecrets(it.key()), redactedJson(it.value()));
+            out.insert(redact(it.key()), redactedJson(it.value(), redact));
         return out;
     }
     return value;
@@ -365,9 +385,11 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
         report.insert(QStringLiteral("step_plan"), stepPlanJson(run, derived));
     addRunTraitsToReport(report, run);
     addAttributionToReport(report, run);
+    addRooflineToReport(report, run);
     addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);
-    return redactedJson(report).toObject();
+    RedactionMemo redact;
+    return redactedJson(report, redact).toObject();
 }
 
 bool writeReportJson(const QJsonObject &report, const QString &path, QString *error)

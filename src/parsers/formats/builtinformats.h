@@ -18,6 +18,7 @@ const InputFormat &kernelDataLookAlike();    ///< results.csv … in a folder: a
 const InputFormat &gzipDatabase();           ///< a gzipped database (container)
 const InputFormat &rpdDatabase();            ///< rocmProfileData
 const InputFormat &nsysDatabase();           ///< Nsight Systems `nsys export --type sqlite`
+const InputFormat &nsysWithoutCudaDatabase();  ///< an Nsight Systems export with no CUPTI_/NVTX_ table
 const InputFormat &rocpdDatabase();          ///< rocprofv3's rocpd, and any other file so named
 // rocprofjsonformat.cpp, pftraceformat.cpp
 const InputFormat &rocprofJson();
@@ -37,5 +38,6 @@ const InputFormat &amdSmiCsv();              ///< amd_smi.csv in the folder
 const InputFormat &nvidiaSmiLog();
 const InputFormat &dcgmiDmonLog();
 const InputFormat &rocmSmiLog();
+const InputFormat &telemetryCsvByColumns();  ///< a CSV whose column names say time, util %, memory + unit
 
 } // namespace goblin::formats

@@ -5,6 +5,7 @@
 #include "formats/builtinformats.h"
 
 #include "nsys/nsysreader.h"
+#include "kerneltraceparser.h"
 #include "rocpdreader.h"
 #include "rpd/dbcommon.h"
 #include "rpd/rpdreader.h"
@@ -38,6 +39,25 @@ bool sniffNsys(const FileHead &head)
     return tablesOf(head).kind == int(dbread::DatabaseKind::Nsys);
 }
 
+bool sniffNsysWithoutCuda(const FileHead &head)
+{
+    return tablesOf(head).kind == int(dbread::DatabaseKind::NsysWithoutCuda);
+}
+
+/// An Nsight Systems export with no CUDA activity: said by name, once, as the inventory found it
+/// (the rocpd reader would call it an SQLite file without rocpd tables).
+ReadOutcome readNsysWithoutCuda(const QString &path, const QString &rel, KernelSink &, KernelTrace &trace,
+                                const ProgressCallback &)
+{
+    DatabaseRow row(path, rel, QStringLiteral("nsys-sqlite"), trace);
+    return row.refuse(Severity::Warning,
+                      QStringLiteral("is an Nsight Systems export that has no CUDA activity tables "
+                                     "(CUPTI_ACTIVITY_KIND_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, "
+                                     "CUPTI_ACTIVITY_KIND_RUNTIME …) and no NVTX_EVENTS: nothing to read (nsys "
+                                     "profile ran without --trace=cuda?)"),
+                      QStringLiteral("Nsight Systems export without CUDA data"));
+}
+
 /// A database gzipped as a whole (vLLM's runs carry `.rpd.gz`): whatever its name, gzip bytes.
 bool sniffGzip(const FileHead &head)
 {
@@ -67,6 +87,14 @@ const InputFormat &nsysDatabase()
     static const InputFormat f{"nsys", InputRole::RocpdDatabase, FormatPlace::Anywhere, kDatabaseNames, &sniffNsys,
                                800, "a database candidate", "a profiler database",
                                "holds no kernel row the workbench reads", &readNsysDatabase};
+    return f;
+}
+
+const InputFormat &nsysWithoutCudaDatabase()
+{
+    static const InputFormat f{"nsys-without-cuda", InputRole::RocpdDatabase, FormatPlace::Anywhere, kDatabaseNames,
+                               &sniffNsysWithoutCuda, 800, "an Nsight Systems export without CUDA activity",
+                               "a profiler database", "holds no CUDA activity table", &readNsysWithoutCuda};
     return f;
 }
 

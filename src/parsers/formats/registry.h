@@ -25,4 +25,9 @@ const InputFormat *guessInnerFormat(InputRole role, const QString &fileName, con
 /// The format registered under `name` ("chrome-trace"); null when none is.
 const InputFormat *formatNamed(QLatin1String name);
 
+/// The name filters of an Open File dialog, from this list: first everything the workbench reads,
+/// then one line per kind of input ("Profiler database (*.db *.rpd …)"), then "All files (*)".
+/// A format known by its content under any name is offered under the names its writers use.
+QStringList openDialogNameFilters();
+
 } // namespace goblin

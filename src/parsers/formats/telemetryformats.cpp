@@ -62,4 +62,15 @@ const InputFormat &rocmSmiLog()
     return f;
 }
 
+const InputFormat &telemetryCsvByColumns()
+{
+    // Below the three tools' logs (whose sniffs know their exact headers): what is left of CSVs
+    // whose header names a time and a GPU utilisation % or memory used with its unit.
+    static const InputFormat f{"telemetry-csv", InputRole::SmiTelemetry, FormatPlace::Anywhere,
+                               {QStringLiteral("*")}, &sniffLog<telemetry::LogKind::ByColumns>, 390,
+                               "a GPU telemetry CSV known by its columns' names", "GPU telemetry",
+                               "holds no telemetry sample", nullptr, &readLog<telemetry::LogKind::ByColumns>};
+    return f;
+}
+
 } // namespace goblin::formats

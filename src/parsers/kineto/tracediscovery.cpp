@@ -6,6 +6,8 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 
 #include <zlib.h>
@@ -20,23 +22,52 @@ namespace {
 constexpr qint64 kSniffBytes = qint64(1) << 20;  // of decompressed text at most
 constexpr qint64 kSniffChunk = qint64(64) << 10;
 
-/// Collects the root keys the scanner reports until "traceEvents" appears.
+/// Collects the root keys the scanner reports until "traceEvents" appears; for a root array (the
+/// Trace Event Format's array form, which Perfetto and chrome://tracing open), where its first
+/// element lies.
 struct RootKeySniffer final : JsonScanner::Sink {
     bool rootIsObject = false;
+    bool rootIsArray = false;
     bool sawTraceEvents = false;
+    qint64 firstElementBegin = -1;
+    qint64 firstElementEnd = -1;  ///< past its last byte; -1 until the scanner met it
+    char firstElementKind = 0;
+    bool done() const { return sawTraceEvents || firstElementEnd >= 0 || (rootIsArray && firstElementKind != 0 && firstElementKind != '{'); }
     void rootKey(std::string_view key, qint64, qint64) override
     {
         if (key == "traceEvents")
             sawTraceEvents = true;
     }
-    bool valueBegin(int depth, char first, qint64, qint64) override
+    bool valueBegin(int depth, char first, qint64 offset, qint64) override
     {
-        if (depth == 0)
+        if (depth == 0) {
             rootIsObject = first == '{';
-        return depth == 0;  // members of the root object only
+            rootIsArray = first == '[';
+        } else if (depth == 1 && rootIsArray && firstElementKind == 0) {
+            firstElementKind = first;
+            firstElementBegin = offset;
+        }
+        return depth == 0;  // the root's members or elements only
     }
-    void valueEnd(int, qint64, bool) override {}
+    void valueEnd(int depth, qint64 endOffset, bool) override
+    {
+        if (depth == 1 && rootIsArray && firstElementEnd < 0 && firstElementBegin >= 0)
+            firstElementEnd = endOffset;
+    }
 };
+
+/// The array form's first element is a trace event: an object with a string "ph" (the phase
+/// every event of the Trace Event Format has) and a "name" or a "ts".
+bool isTraceEvent(const QByteArray &element)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(element, &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return false;
+    const QJsonObject event = document.object();
+    return event.value(QLatin1String("ph")).isString()
+           && (event.contains(QLatin1String("name")) || event.contains(QLatin1String("ts")));
+}
 
 /// Reads up to kSniffBytes of decompressed text in chunks, handing each to `feed` until it
 /// returns false.
@@ -94,6 +125,7 @@ bool looksLikeChromeTrace(const QString &path)
         return false;
     RootKeySniffer sink;
     JsonScanner scanner(sink);
+    QByteArray fed;  // what the scanner read, for the array form's first element (at most kSniffBytes)
     bool first = true;
     readHead(file, [&](const char *data, size_t n) {
         if (first) {
@@ -106,13 +138,20 @@ bool looksLikeChromeTrace(const QString &path)
             size_t i = 0;
             while (i < n && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
                 ++i;
-            if (i < n && data[i] != '{')
-                return false;  // not an object: most files stop here after one read
+            if (i < n && data[i] != '{' && data[i] != '[')
+                return false;  // neither an object nor an array: most files stop here after one read
         }
+        if (sink.rootIsArray || fed.isEmpty())
+            fed.append(data, qsizetype(n));
         scanner.feed(data, n);
-        return !sink.sawTraceEvents && !scanner.failed();
+        return !sink.done() && !scanner.failed();
     });
-    return sink.rootIsObject && sink.sawTraceEvents;
+    if (sink.rootIsObject)
+        return sink.sawTraceEvents;
+    if (sink.rootIsArray && sink.firstElementKind == '{' && sink.firstElementEnd > sink.firstElementBegin
+        && sink.firstElementEnd <= fed.size())
+        return isTraceEvent(fed.mid(sink.firstElementBegin, sink.firstElementEnd - sink.firstElementBegin));
+    return false;
 }
 
 std::optional<int> rankFromFileName(const QString &fileName)

@@ -11,7 +11,9 @@
 namespace goblin::kineto {
 
 /// Does the file hold a chrome trace? True when its (decompressed) text is a JSON object with a
-/// top-level "traceEvents" key within its first megabyte; only the head is read.
+/// top-level "traceEvents" key within its first megabyte, or the Trace Event Format's array form
+/// (`[{"ph": "X", "name": …}, …]`, which Perfetto opens) whose first element is a trace event;
+/// only the head is read.
 bool looksLikeChromeTrace(const QString &path);
 
 struct FoundTrace {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -137,6 +138,11 @@ std::string_view kernelName(std::string_view name)
     return name;
 }
 
+/// What finish() counted of the kernel slices.
+struct SliceCounts {
+    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, noNameRows = 0, implausibleRows = 0, noAgent = 0;
+};
+
 class Reader
 {
 public:
@@ -148,12 +154,32 @@ public:
     ReadOutcome finish(InputFileInfo &info, const QString &inputProblem);
 
 private:
+    // finish()'s phases: why nothing can be read (nullopt: the file is read); each kernel slice
+    // onto the timeline and into the readings; the marker slices into the host activity; what the
+    // packet stream and the kernel slices said; the file's row.
+    std::optional<ReadOutcome> refusal(InputFileInfo &info, const QString &inputProblem);
+    qint64 pidOfTrack(quint64 uuid) const;
+    void sweepKernel(const Slice &k, kernels::TimelineBuilder &timeline, std::vector<std::uint32_t> &globalIds,
+                     SliceCounts &c);
+    void collectMarkers();
+    void streamDiagnostics(const QString &inputProblem);
+    void sliceDiagnostics(const SliceCounts &c, bool streamOverflow);
+    void describe(InputFileInfo &info, const SliceCounts &c) const;
+
     void packet(const char *data, size_t size);
     /// TracePacket.compressed_packets: a zlib stream of more `0x0a len packet` records.
     void inflatePackets(const char *data, size_t size);
     int m_nesting = 0;
     qint64 m_badCompressed = 0;
     void trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts);
+    /// A slice's debug annotations the reader uses (agent, queue, tid; -1: not given).
+    struct SliceArgs {
+        qint64 agent = -1, queue = -1, tid = -1;
+    };
+    static void debugAnnotation(protozero::pbf_reader a, const Sequence &seq, SliceArgs &args);
+    /// A BEGIN or INSTANT event: a slice opened on its track (an instant marker kept as a mark).
+    void sliceStart(quint64 type, quint64 track, std::string_view name, const std::string &category, qint64 ts,
+                    const SliceArgs &args);
     void trackDescriptor(protozero::pbf_reader desc);
     void internedData(protozero::pbf_reader data, Sequence &seq);
     void clockSnapshot(protozero::pbf_reader snapshot, Sequence &seq);
@@ -466,16 +492,67 @@ void Reader::trackDescriptor(protozero::pbf_reader desc)
     m_tracks[uuid] = std::move(track);
 }
 
+void Reader::debugAnnotation(protozero::pbf_reader a, const Sequence &seq, SliceArgs &args)
+{
+    std::string annotation;
+    qint64 number = -1;
+    bool isNumber = false;
+    std::string text;
+    while (a.next()) {
+        switch (a.tag()) {
+        case debug_annotation::kNameIid: {
+            const auto it = seq.annotationNames.find((want(a, protozero::pbf_wire_type::varint), a.get_uint64()));
+            if (it != seq.annotationNames.end())
+                annotation = it->second;
+            break;
+        }
+        case debug_annotation::kName: annotation = (want(a, protozero::pbf_wire_type::length_delimited), a.get_string()); break;
+        case debug_annotation::kUint: number = qint64((want(a, protozero::pbf_wire_type::varint), a.get_uint64())); isNumber = true; break;
+        case debug_annotation::kInt: number = (want(a, protozero::pbf_wire_type::varint), a.get_int64()); isNumber = true; break;
+        case debug_annotation::kBool: a.skip(); break;
+        case debug_annotation::kString: text = (want(a, protozero::pbf_wire_type::length_delimited), a.get_string()); break;
+        default: a.skip(); break;
+        }
+    }
+    if (annotation == "agent")
+        args.agent = isNumber ? number : agentFromText(text);
+    else if (annotation == "queue" && isNumber)
+        args.queue = number;
+    else if (annotation == "tid" && isNumber)
+        args.tid = number;
+}
+
+void Reader::sliceStart(quint64 type, quint64 track, std::string_view name, const std::string &category, qint64 ts,
+                        const SliceArgs &args)
+{
+    // rocprofv3's categories, and Kineto's names for the same things (a chrome trace's "cat"),
+    // which a writer converting Kineto's events may keep.
+    Kind kind = Kind::Other;
+    if (category == "kernel_dispatch" || category == "kernel")
+        kind = Kind::Kernel;
+    else if (category == "hip_api" || category == "cuda_runtime" || category == "cuda_driver")
+        kind = Kind::RuntimeCall;
+    else if (category == "marker_api" || category == "user_annotation")
+        kind = Kind::Marker;
+    else
+        ++m_otherCategories[category.empty() ? std::string("(none)") : category];
+    OpenSlice open{intern(kind == Kind::Kernel ? kernelName(name) : name), intern(category), kind, ts,
+                   args.agent, args.queue, args.tid};
+    if (type == track_event::kSliceBegin) {
+        m_marks[track].push_back({ts, std::uint32_t(m_begins.size())});
+        m_begins.push_back(open);
+    } else if (kind == Kind::Marker) {
+        m_markers.push_back({open.name, ts, ts, track, args.agent, args.queue, args.tid});
+    }
+}
+
 void Reader::trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts)
 {
     ++m_events;
     quint64 type = 0, track = seq.haveDefaultTrack ? seq.defaultTrack : 0;
-    std::string_view name;
     std::string nameStorage;
-    bool haveName = false;
     std::string category;
-    qint64 agent = -1, queue = -1, tid = -1;
-    std::string agentText;
+    SliceArgs args;
     while (event.next()) {
         switch (event.tag()) {
         case track_event::kType: type = (want(event, protozero::pbf_wire_type::varint), event.get_enum()); break;
@@ -483,15 +560,12 @@ void Reader::trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts)
         case track_event::kName: {
             const protozero::data_view v = (want(event, protozero::pbf_wire_type::length_delimited), event.get_view());
             nameStorage.assign(v.data(), v.size());
-            haveName = true;
             break;
         }
         case track_event::kNameIid: {
             const auto it = seq.eventNames.find((want(event, protozero::pbf_wire_type::varint), event.get_uint64()));
-            if (it != seq.eventNames.end()) {
+            if (it != seq.eventNames.end())
                 nameStorage = it->second;
-                haveName = true;
-            }
             break;
         }
         case track_event::kCategories:
@@ -516,63 +590,15 @@ void Reader::trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts)
             }
             break;
         }
-        case track_event::kDebugAnnotations: {
-            protozero::pbf_reader a = (want(event, protozero::pbf_wire_type::length_delimited), event.get_message());
-            std::string annotation;
-            qint64 number = -1;
-            bool isNumber = false;
-            std::string text;
-            while (a.next()) {
-                switch (a.tag()) {
-                case debug_annotation::kNameIid: {
-                    const auto it = seq.annotationNames.find((want(a, protozero::pbf_wire_type::varint), a.get_uint64()));
-                    if (it != seq.annotationNames.end())
-                        annotation = it->second;
-                    break;
-                }
-                case debug_annotation::kName: annotation = (want(a, protozero::pbf_wire_type::length_delimited), a.get_string()); break;
-                case debug_annotation::kUint: number = qint64((want(a, protozero::pbf_wire_type::varint), a.get_uint64())); isNumber = true; break;
-                case debug_annotation::kInt: number = (want(a, protozero::pbf_wire_type::varint), a.get_int64()); isNumber = true; break;
-                case debug_annotation::kBool: a.skip(); break;
-                case debug_annotation::kString: text = (want(a, protozero::pbf_wire_type::length_delimited), a.get_string()); break;
-                default: a.skip(); break;
-                }
-            }
-            if (annotation == "agent")
-                agent = isNumber ? number : agentFromText(text);
-            else if (annotation == "queue" && isNumber)
-                queue = number;
-            else if (annotation == "tid" && isNumber)
-                tid = number;
+        case track_event::kDebugAnnotations:
+            debugAnnotation((want(event, protozero::pbf_wire_type::length_delimited), event.get_message()), seq, args);
             break;
-        }
         default: event.skip(); break;
         }
     }
-    (void)haveName;
-    name = nameStorage;
-    if (type == track_event::kSliceBegin || type == track_event::kInstant) {
-        // rocprofv3's categories, and Kineto's names for the same things (a chrome trace's "cat"),
-        // which a writer converting Kineto's events may keep.
-        Kind kind = Kind::Other;
-        if (category == "kernel_dispatch" || category == "kernel")
-            kind = Kind::Kernel;
-        else if (category == "hip_api" || category == "cuda_runtime" || category == "cuda_driver")
-            kind = Kind::RuntimeCall;
-        else if (category == "marker_api" || category == "user_annotation")
-            kind = Kind::Marker;
-        else
-            ++m_otherCategories[category.empty() ? std::string("(none)") : category];
-        OpenSlice open{intern(kind == Kind::Kernel ? kernelName(name) : name), intern(category), kind, ts, agent, queue, tid};
-        if (type == track_event::kSliceBegin) {
-            m_marks[track].push_back({ts, std::uint32_t(m_begins.size())});
-            m_begins.push_back(open);
-        } else if (kind == Kind::Marker) {
-            m_markers.push_back({open.name, ts, ts, track, agent, queue, tid});
-        }
-        return;
-    }
-    if (type == track_event::kSliceEnd)
+    if (type == track_event::kSliceBegin || type == track_event::kInstant)
+        sliceStart(type, track, nameStorage, category, ts, args);
+    else if (type == track_event::kSliceEnd)
         m_marks[track].push_back({ts, kNoBegin});
 }
 
@@ -643,114 +669,115 @@ void Reader::pairSlices()
     m_marks.clear();
 }
 
-ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+std::optional<ReadOutcome> Reader::refusal(InputFileInfo &info, const QString &inputProblem)
 {
-    Diagnostics &diags = m_trace.diagnostics;
+    if (m_packets > 0)
+        return std::nullopt;
     auto refuse = [&](Severity severity, const QString &message, const QString &dialect) {
-        diags.push_back({severity, m_rel, 0, message});
+        m_trace.diagnostics.push_back({severity, m_rel, 0, message});
         info.dialect = dialect;
         m_trace.files.push_back(info);
         return ReadOutcome::Unusable;
     };
-    if (m_packets == 0) {
-        if (!inputProblem.isEmpty())
-            return refuse(Severity::Error, QStringLiteral("cannot be read: %1; no kernels read from it").arg(inputProblem),
-                          QStringLiteral("unreadable"));
-        if (m_broken)
-            return refuse(Severity::Warning,
-                          QStringLiteral("is not a Perfetto trace (%1); no kernels read from it").arg(m_brokenWhy),
-                          QStringLiteral("not a TracePacket stream"));
-        if (m_carry.empty() && m_offset == 0)
-            return refuse(Severity::Warning, QStringLiteral("is empty (0 bytes): no kernels read from it"),
-                          QStringLiteral("empty"));
-        return refuse(Severity::Error,
-                      QStringLiteral("ends inside its first packet (%1 bytes): truncated; no kernels read from it")
-                          .arg(m_carry.size()),
-                      QStringLiteral("truncated Perfetto trace"));
-    }
+    if (!inputProblem.isEmpty())
+        return refuse(Severity::Error, QStringLiteral("cannot be read: %1; no kernels read from it").arg(inputProblem),
+                      QStringLiteral("unreadable"));
+    if (m_broken)
+        return refuse(Severity::Warning,
+                      QStringLiteral("is not a Perfetto trace (%1); no kernels read from it").arg(m_brokenWhy),
+                      QStringLiteral("not a TracePacket stream"));
+    if (m_carry.empty() && m_offset == 0)
+        return refuse(Severity::Warning, QStringLiteral("is empty (0 bytes): no kernels read from it"),
+                      QStringLiteral("empty"));
+    return refuse(Severity::Error,
+                  QStringLiteral("ends inside its first packet (%1 bytes): truncated; no kernels read from it")
+                      .arg(m_carry.size()),
+                  QStringLiteral("truncated Perfetto trace"));
+}
 
-    pairSlices();
+qint64 Reader::pidOfTrack(quint64 uuid) const
+{
     // The process of a track: its own descriptor, or a parent's.
-    auto pidOf = [&](quint64 uuid) {
-        for (int hops = 0; hops < 8; ++hops) {
-            const auto it = m_tracks.find(uuid);
-            if (it == m_tracks.end())
-                return qint64(-1);
-            if (it->second.pid >= 0)
-                return it->second.pid;
-            uuid = it->second.parent;
-        }
-        return qint64(-1);
-    };
-
-    kernels::TimelineBuilder timeline(kFormat, m_rel);
-    timeline.expectRows(qint64(m_kernels.size()));
-    KernelReading &w = *m_sink.workbench.reading;
-    std::vector<std::uint32_t> globalIds(m_strings.size(), 0xffffffffu);
-    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, noNameRows = 0, implausibleRows = 0, noAgent = 0;
-    std::unordered_map<quint64, std::vector<qint64>> trackQueues;
-    for (const Slice &k : m_kernels) {
-        ++rows;
-        const std::string &name = m_strings[k.name];
-        if (name.empty()) {
-            ++noNameRows;
-            ++skipped;
-            ++w.rowsSkippedNoName;
-            continue;
-        }
-        if (globalIds[k.name] == 0xffffffffu)
-            globalIds[k.name] = m_sink.names.intern(name);
-        const std::uint32_t id = globalIds[k.name];
-        qint64 agent = k.agent;
-        if (agent < 0) {
-            const auto t = m_tracks.find(k.track);
-            agent = t == m_tracks.end() ? -1 : agentFromTrackName(t->second.name);
-        }
-        if (agent < 0)
-            ++noAgent;
-        const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
-        const qint64 queue = k.queue >= 0 ? k.queue : qint64(k.track & 0x7fffffffffffffffULL);
-        const qint64 pid = pidOf(k.track);
-        long long duration = 0;
-        if (__builtin_sub_overflow(k.endNs, k.startNs, &duration) || duration <= 0) {
-            ++(duration == 0 ? zeroRows : negativeRows);
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            if (duration == 0)
-                timeline.addKernel(id, name, pid, agent, queue, k.startNs, k.endNs);
-            continue;
-        }
-        timeline.addKernel(id, name, pid, agent, queue, k.startNs, k.endNs);
-        if (m_sink.reference) {
-            m_sink.reference->use(id, duration);
-            m_sink.reference->span(k.startNs, k.endNs);
-            m_sink.reference->agents.add(m_sink.host, label);
-        }
-        if (duration > kMaxPlausibleKernelNs) {
-            ++implausibleRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
-        }
-        m_sink.workbench.use(id, duration);
-        m_sink.workbench.span(k.startNs, k.endNs);
-        m_sink.workbench.agents.add(m_sink.host, label);
+    for (int hops = 0; hops < 8; ++hops) {
+        const auto it = m_tracks.find(uuid);
+        if (it == m_tracks.end())
+            return qint64(-1);
+        if (it->second.pid >= 0)
+            return it->second.pid;
+        uuid = it->second.parent;
     }
+    return qint64(-1);
+}
 
+void Reader::sweepKernel(const Slice &k, kernels::TimelineBuilder &timeline, std::vector<std::uint32_t> &globalIds,
+                         SliceCounts &c)
+{
+    KernelReading &w = *m_sink.workbench.reading;
+    ++c.rows;
+    const std::string &name = m_strings[k.name];
+    if (name.empty()) {
+        ++c.noNameRows;
+        ++c.skipped;
+        ++w.rowsSkippedNoName;
+        return;
+    }
+    if (globalIds[k.name] == 0xffffffffu)
+        globalIds[k.name] = m_sink.names.intern(name);
+    const std::uint32_t id = globalIds[k.name];
+    qint64 agent = k.agent;
+    if (agent < 0) {
+        const auto t = m_tracks.find(k.track);
+        agent = t == m_tracks.end() ? -1 : agentFromTrackName(t->second.name);
+    }
+    if (agent < 0)
+        ++c.noAgent;
+    const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
+    const qint64 queue = k.queue >= 0 ? k.queue : qint64(k.track & 0x7fffffffffffffffULL);
+    const qint64 pid = pidOfTrack(k.track);
+    long long duration = 0;
+    if (__builtin_sub_overflow(k.endNs, k.startNs, &duration) || duration <= 0) {
+        ++(duration == 0 ? c.zeroRows : c.negativeRows);
+        ++c.skipped;
+        ++w.rowsSkippedNonPositive;
+        if (duration == 0)
+            timeline.addKernel(id, name, pid, agent, queue, k.startNs, k.endNs);
+        return;
+    }
+    timeline.addKernel(id, name, pid, agent, queue, k.startNs, k.endNs);
+    if (m_sink.reference) {
+        m_sink.reference->use(id, duration);
+        m_sink.reference->span(k.startNs, k.endNs);
+        m_sink.reference->agents.add(m_sink.host, label);
+    }
+    if (duration > kMaxPlausibleKernelNs) {
+        ++c.implausibleRows;
+        ++c.skipped;
+        ++w.rowsSkippedUnreadable;
+        return;
+    }
+    m_sink.workbench.use(id, duration);
+    m_sink.workbench.span(k.startNs, k.endNs);
+    m_sink.workbench.agents.add(m_sink.host, label);
+}
+
+void Reader::collectMarkers()
+{
     for (const Slice &m : m_markers) {
         const std::string &name = m_strings[m.name];
         if (name.empty())
             continue;
         const auto t = m_tracks.find(m.track);
         const qint64 tid = m.tid >= 0 ? m.tid : (t != m_tracks.end() ? t->second.tid : -1);
-        m_trace.host.ranges.push_back({QString::fromStdString(name), std::max<qint64>(pidOf(m.track), 0),
+        m_trace.host.ranges.push_back({QString::fromStdString(name), std::max<qint64>(pidOfTrack(m.track), 0),
                                        std::max<qint64>(tid, 0), m.startNs, m.endNs});
     }
     if (!m_markers.empty() || m_hipCalls > 0)
         m_trace.host.files << m_rel;
+}
 
-    const qint64 unended = m_unended;
-
+void Reader::streamDiagnostics(const QString &inputProblem)
+{
+    Diagnostics &diags = m_trace.diagnostics;
     if (m_broken)
         diags.push_back({Severity::Error, m_rel, 0,
                          QStringLiteral("the packet stream breaks off: %1 (damaged file?); the %2 packets before are "
@@ -781,45 +808,49 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
                          QStringLiteral("%1 packets are malformed protobuf (the first at byte offset %2) and were left out")
                              .arg(m_badPackets)
                              .arg(m_firstBadPacketOffset)});
-    if (m_kernels.empty())
+}
+
+void Reader::sliceDiagnostics(const SliceCounts &c, bool streamOverflow)
+{
+    Diagnostics &diags = m_trace.diagnostics;
+    if (m_kernels.empty()) {
+        std::string others;
+        for (const auto &[category, n] : m_otherCategories)
+            others += (others.empty() ? "" : ", ") + category + " (" + std::to_string(n) + ")";
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("holds no kernel slices (category \"kernel_dispatch\", as rocprofv3 writes "
                                         "them)%1")
-                             .arg(m_otherCategories.empty()
-                                      ? QString()
-                                      : QStringLiteral("; slices of other categories are not read: %1")
-                                            .arg(QString::fromStdString([&] {
-                                                std::string s;
-                                                for (const auto &[c, n] : m_otherCategories)
-                                                    s += (s.empty() ? "" : ", ") + c + " (" + std::to_string(n) + ")";
-                                                return s;
-                                            }())))});
-    if (unended > 0)
+                             .arg(others.empty() ? QString()
+                                                 : QStringLiteral("; slices of other categories are not read: %1")
+                                                       .arg(QString::fromStdString(others)))});
+    }
+    if (m_unended > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 slices begin and never end (the trace was stopped mid-slice?); they are not read")
-                             .arg(unended)});
+                             .arg(m_unended)});
     if (m_unmatchedEnds > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 slice ends have no begin on their track; ignored").arg(m_unmatchedEnds)});
-    if (noAgent > 0)
+    if (c.noAgent > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 kernel slices name no agent (no \"agent\" annotation, no \"AGENT [n]\" track "
                                         "name): counted under an unnamed agent")
-                             .arg(noAgent)});
-    if (noNameRows > 0)
-        diags.push_back({Severity::Warning, m_rel, 0, QStringLiteral("%1 kernel slices without a name were skipped").arg(noNameRows)});
-    if (negativeRows > 0)
-        diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 kernel slices ending before they begin were skipped").arg(negativeRows)});
-    if (zeroRows > 0)
-        diags.push_back({Severity::Warning, m_rel, 0, QStringLiteral("%1 kernel slices of zero duration were skipped").arg(zeroRows)});
-    if (implausibleRows > 0)
-        diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 kernel slices longer than a day (implausible) were skipped").arg(implausibleRows)});
-    if (timeline.streamOverflow())
+                             .arg(c.noAgent)});
+    const std::pair<qint64, const char *> skips[] = {
+        {c.noNameRows, "%1 kernel slices without a name were skipped"},
+        {c.negativeRows, "%1 kernel slices ending before they begin were skipped"},
+        {c.zeroRows, "%1 kernel slices of zero duration were skipped"},
+        {c.implausibleRows, "%1 kernel slices longer than a day (implausible) were skipped"}};
+    for (const auto &[n, text] : skips)
+        if (n > 0)
+            diags.push_back({Severity::Warning, m_rel, 0, QString::fromLatin1(text).arg(n)});
+    if (streamOverflow)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
+}
 
+void Reader::describe(InputFileInfo &info, const SliceCounts &c) const
+{
     info.dialect = QStringLiteral("Perfetto TracePacket stream (%1 packets, %2 track events, %3 HIP calls, %4 marker slices)")
                        .arg(m_packets)
                        .arg(m_events)
@@ -834,8 +865,25 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
         {QStringLiteral("agent"), QStringLiteral("debug annotation \"agent\""),
          QStringLiteral("pftrace: \"Agent <n>\", or the track name's AGENT [n]"), QString()},
         {QStringLiteral("stream"), QStringLiteral("debug annotation \"queue\""), QStringLiteral("pftrace, else the track"), QString()}};
-    info.rowsRead = rows;
-    info.rowsSkipped = skipped;
+    info.rowsRead = c.rows;
+    info.rowsSkipped = c.skipped;
+}
+
+ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+{
+    if (const std::optional<ReadOutcome> refused = refusal(info, inputProblem))
+        return *refused;
+    pairSlices();
+    kernels::TimelineBuilder timeline(kFormat, m_rel);
+    timeline.expectRows(qint64(m_kernels.size()));
+    std::vector<std::uint32_t> globalIds(m_strings.size(), 0xffffffffu);
+    SliceCounts counts;
+    for (const Slice &k : m_kernels)
+        sweepKernel(k, timeline, globalIds, counts);
+    collectMarkers();
+    streamDiagnostics(inputProblem);
+    sliceDiagnostics(counts, timeline.streamOverflow());
+    describe(info, counts);
     m_trace.files.push_back(info);
     if (timeline.eventCount() > 0)
         m_trace.timeline.files.push_back(timeline.take());

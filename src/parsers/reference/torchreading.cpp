@@ -69,6 +69,12 @@ void TorchConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &o
                                           scanner.errorOffset());
         return;
     }
+    if (document.root == DocumentRoot::Array && document.events > 0)
+        diag(Severity::Info, 1,
+             QStringLiteral("a top-level list of %1 trace events (the Trace Event Format's array form): the reference "
+                            "profile reads nothing from it (it reads only {\"traceEvents\": [...]}), the workbench "
+                            "profile reads the list as traceEvents")
+                 .arg(document.events));
     if (document.root != DocumentRoot::Object)
         return;  // isinstance(data, dict) fails: metadata and events are None
 

@@ -6,6 +6,7 @@
 /// and the views decide how to show them. docs/attribution.md defines every figure.
 
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
 #include <optional>
@@ -38,6 +39,9 @@ struct OpStats {
     /// replaying a graph, a `cudaLaunchKernel` from plain python): its GPU events are its own,
     /// its host times are not recorded (0).
     bool runtimeCall = false;
+    /// The dtypes of its inputs as the trace writes "Input type" (compact JSON text), one entry
+    /// per distinct list among its calls (usually one); empty when not recorded.
+    QStringList inputTypes;
 };
 
 /// What kind of frame a stack holds (the flame graph colours them apart).

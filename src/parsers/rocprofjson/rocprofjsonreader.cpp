@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -234,6 +235,11 @@ bool domLastMember(simdjson::dom::element e, std::string_view key, simdjson::dom
     return found;
 }
 
+/// What finish() counted of the dispatches.
+struct SweepCounts {
+    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, noNameRows = 0, implausibleRows = 0, orphanRows = 0;
+};
+
 class Reader : JsonScanner::Sink
 {
 public:
@@ -269,6 +275,18 @@ private:
     void readRenameNames(simdjson::ondemand::object o);
     void readDispatch(simdjson::dom::object o);
     void readTimedRecord(simdjson::dom::object o, Capture kind);
+
+    // finish()'s phases: why nothing can be read (nullopt: the file is read); each dispatch onto
+    // the timeline and into the readings; the marker ranges into the host activity; what the
+    // input and the dispatches said; the file's row.
+    QString syntaxWhere() const;
+    std::optional<ReadOutcome> refusal(InputFileInfo &info, const QString &inputProblem);
+    Process::Symbol *symbolOf(const Dispatch &d, Process &proc);
+    void sweepDispatch(const Dispatch &d, kernels::TimelineBuilder &timeline, SweepCounts &c);
+    void collectMarkers();
+    void inputDiagnostics(const QString &inputProblem);
+    void dispatchDiagnostics(const SweepCounts &c, bool streamOverflow);
+    void describe(InputFileInfo &info, const SweepCounts &c) const;
 
     Process &process() { return m_processes.back(); }
 
@@ -1001,108 +1019,109 @@ void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
     }
 }
 
-ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+QString Reader::syntaxWhere() const
 {
-    Diagnostics &diags = m_trace.diagnostics;
+    return m_scanner.failed() ? QStringLiteral("line %1, column %2").arg(m_scanner.errorLine()).arg(m_scanner.errorColumn())
+                              : QString();
+}
+
+std::optional<ReadOutcome> Reader::refusal(InputFileInfo &info, const QString &inputProblem)
+{
     auto refuse = [&](Severity severity, qint64 line, const QString &message, const QString &dialect) {
-        diags.push_back({severity, m_rel, line, message});
+        m_trace.diagnostics.push_back({severity, m_rel, line, message});
         info.dialect = dialect;
         m_trace.files.push_back(info);
         return ReadOutcome::Unusable;
     };
-    const bool syntaxError = m_scanner.failed();
-    const QString where = syntaxError ? QStringLiteral("line %1, column %2").arg(m_scanner.errorLine()).arg(m_scanner.errorColumn())
-                                      : QString();
     if (!m_sawContent && inputProblem.isEmpty())
         return refuse(Severity::Warning, 0, QStringLiteral("is empty or blank: no kernels read from it"),
                       QStringLiteral("empty"));
-    if (!m_toolSeen || m_processes.empty()) {
-        if (!inputProblem.isEmpty())
-            return refuse(Severity::Error, 0, QStringLiteral("cannot be read: %1; no kernels read from it").arg(inputProblem),
-                          QStringLiteral("unreadable"));
-        if (syntaxError)
-            return refuse(Severity::Error, m_scanner.errorLine(),
-                          QStringLiteral("is not valid JSON (%1 at %2) before any rocprofv3 record; no kernels read "
-                                         "from it")
-                              .arg(QString::fromStdString(m_scanner.errorMessage()), where),
-                          QStringLiteral("invalid JSON"));
-        return refuse(Severity::Warning, 0,
-                      QStringLiteral("is JSON but not rocprofv3's (no top-level \"rocprofiler-sdk-tool\" array, as "
-                                     "--output-format json writes); no kernels read from it"),
-                      QStringLiteral("foreign JSON"));
-    }
+    if (m_toolSeen && !m_processes.empty())
+        return std::nullopt;
+    if (!inputProblem.isEmpty())
+        return refuse(Severity::Error, 0, QStringLiteral("cannot be read: %1; no kernels read from it").arg(inputProblem),
+                      QStringLiteral("unreadable"));
+    if (m_scanner.failed())
+        return refuse(Severity::Error, m_scanner.errorLine(),
+                      QStringLiteral("is not valid JSON (%1 at %2) before any rocprofv3 record; no kernels read "
+                                     "from it")
+                          .arg(QString::fromStdString(m_scanner.errorMessage()), syntaxWhere()),
+                      QStringLiteral("invalid JSON"));
+    return refuse(Severity::Warning, 0,
+                  QStringLiteral("is JSON but not rocprofv3's (no top-level \"rocprofiler-sdk-tool\" array, as "
+                                 "--output-format json writes); no kernels read from it"),
+                  QStringLiteral("foreign JSON"));
+}
 
-    // ---- The dispatches, in file order (the order rocprofv3's CSV writes them).
-    kernels::TimelineBuilder timeline(kFormat, m_rel);
-    timeline.expectRows(qint64(m_dispatches.size()));
+Process::Symbol *Reader::symbolOf(const Dispatch &d, Process &proc)
+{
+    if (d.external != 0 && !proc.renamed.empty()) {
+        auto it = proc.renamed.find(d.external);
+        if (it != proc.renamed.end())
+            return &it->second;
+    }
+    auto it = proc.symbols.find(d.kernelId);
+    return it != proc.symbols.end() ? &it->second : nullptr;
+}
+
+void Reader::sweepDispatch(const Dispatch &d, kernels::TimelineBuilder &timeline, SweepCounts &c)
+{
     KernelReading &w = *m_sink.workbench.reading;
-    qint64 rows = 0, skipped = 0, zeroRows = 0, negativeRows = 0, noNameRows = 0, implausibleRows = 0, orphanRows = 0;
-    std::unordered_map<quint64, std::string> labels;
-    for (const Dispatch &d : m_dispatches) {
-        Process &proc = m_processes[size_t(d.process)];
-        Process::Symbol *symbol = nullptr;
-        if (d.external != 0 && !proc.renamed.empty()) {
-            auto it = proc.renamed.find(d.external);
-            if (it != proc.renamed.end())
-                symbol = &it->second;
-        }
-        if (!symbol) {
-            auto it = proc.symbols.find(d.kernelId);
-            if (it != proc.symbols.end())
-                symbol = &it->second;
-        }
-        const auto agentIt = proc.agents.find(d.agent);
-        if (!symbol || agentIt == proc.agents.end()) {
-            ++orphanRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
-        }
-        ++rows;
-        if (symbol->name.empty()) {
-            ++noNameRows;
-            ++skipped;
-            ++w.rowsSkippedNoName;
-            if (m_sink.reference)
-                ++m_sink.reference->reading->rowsSkippedNoName;
-            continue;
-        }
-        if (!symbol->interned) {
-            symbol->globalId = m_sink.names.intern(symbol->name);
-            symbol->interned = true;
-        }
-        const qint64 agent = agentIt->second.logicalNodeId;
-        const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
-        const qint64 pid = proc.pidKnown ? proc.pid : -1;
-        long long duration = 0;
-        if (__builtin_sub_overflow(d.endNs, d.startNs, &duration) || duration <= 0) {
-            ++(duration == 0 ? zeroRows : negativeRows);
-            ++skipped;
-            ++w.rowsSkippedNonPositive;
-            if (m_sink.reference)
-                ++m_sink.reference->reading->rowsSkippedNonPositive;
-            if (duration == 0)
-                timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
-            continue;
-        }
-        timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
-        if (m_sink.reference) {
-            m_sink.reference->use(symbol->globalId, duration);
-            m_sink.reference->span(d.startNs, d.endNs);
-            m_sink.reference->agents.add(m_sink.host, label);
-        }
-        if (duration > kMaxPlausibleKernelNs) {
-            ++implausibleRows;
-            ++skipped;
-            ++w.rowsSkippedUnreadable;
-            continue;
-        }
-        m_sink.workbench.use(symbol->globalId, duration);
-        m_sink.workbench.span(d.startNs, d.endNs);
-        m_sink.workbench.agents.add(m_sink.host, label);
+    Process &proc = m_processes[size_t(d.process)];
+    Process::Symbol *symbol = symbolOf(d, proc);
+    const auto agentIt = proc.agents.find(d.agent);
+    if (!symbol || agentIt == proc.agents.end()) {
+        ++c.orphanRows;
+        ++c.skipped;
+        ++w.rowsSkippedUnreadable;
+        return;
     }
+    ++c.rows;
+    if (symbol->name.empty()) {
+        ++c.noNameRows;
+        ++c.skipped;
+        ++w.rowsSkippedNoName;
+        if (m_sink.reference)
+            ++m_sink.reference->reading->rowsSkippedNoName;
+        return;
+    }
+    if (!symbol->interned) {
+        symbol->globalId = m_sink.names.intern(symbol->name);
+        symbol->interned = true;
+    }
+    const qint64 agent = agentIt->second.logicalNodeId;
+    const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
+    const qint64 pid = proc.pidKnown ? proc.pid : -1;
+    long long duration = 0;
+    if (__builtin_sub_overflow(d.endNs, d.startNs, &duration) || duration <= 0) {
+        ++(duration == 0 ? c.zeroRows : c.negativeRows);
+        ++c.skipped;
+        ++w.rowsSkippedNonPositive;
+        if (m_sink.reference)
+            ++m_sink.reference->reading->rowsSkippedNonPositive;
+        if (duration == 0)
+            timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
+        return;
+    }
+    timeline.addKernel(symbol->globalId, symbol->name, pid, agent, qint64(d.queue), d.startNs, d.endNs);
+    if (m_sink.reference) {
+        m_sink.reference->use(symbol->globalId, duration);
+        m_sink.reference->span(d.startNs, d.endNs);
+        m_sink.reference->agents.add(m_sink.host, label);
+    }
+    if (duration > kMaxPlausibleKernelNs) {
+        ++c.implausibleRows;
+        ++c.skipped;
+        ++w.rowsSkippedUnreadable;
+        return;
+    }
+    m_sink.workbench.use(symbol->globalId, duration);
+    m_sink.workbench.span(d.startNs, d.endNs);
+    m_sink.workbench.agents.add(m_sink.host, label);
+}
 
-    // ---- Markers: roctx ranges named by their message (as rocprofv3's marker CSV and pftrace do).
+void Reader::collectMarkers()
+{
     qint64 markerRanges = 0;
     for (const MarkerRecord &r : m_markers) {
         const Process &proc = m_processes[size_t(r.process)];
@@ -1127,16 +1146,16 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     }
     if (markerRanges > 0 || m_hipCalls > 0)
         m_trace.host.files << m_rel;
+}
 
-    // ---- What the file said.
-    qint64 kernelSymbols = 0;
-    for (const Process &p : m_processes)
-        kernelSymbols += qint64(p.symbols.size());
-    if (syntaxError)
+void Reader::inputDiagnostics(const QString &inputProblem)
+{
+    Diagnostics &diags = m_trace.diagnostics;
+    if (m_scanner.failed())
         diags.push_back({Severity::Error, m_rel, m_scanner.errorLine(),
                          QStringLiteral("is not valid JSON from %1 on (%2): the file was cut short or damaged; the %3 "
                                         "kernel dispatch records before it are read, the rest is not")
-                             .arg(where, QString::fromStdString(m_scanner.errorMessage()))
+                             .arg(syntaxWhere(), QString::fromStdString(m_scanner.errorMessage()))
                              .arg(m_dispatches.size())});
     if (!inputProblem.isEmpty())
         diags.push_back({Severity::Error, m_rel, 0,
@@ -1159,27 +1178,38 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     if (m_badRecords > qint64(m_badRecordLines.size()))
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 records in all left out as unreadable").arg(m_badRecords)});
-    if (orphanRows > 0)
+}
+
+void Reader::dispatchDiagnostics(const SweepCounts &c, bool streamOverflow)
+{
+    Diagnostics &diags = m_trace.diagnostics;
+    if (c.orphanRows > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("%1 kernel dispatches name a kernel_id or agent the file does not list "
                                         "(kernel_symbols, agents); they are skipped")
-                             .arg(orphanRows)});
-    if (noNameRows > 0)
+                             .arg(c.orphanRows)});
+    if (c.noNameRows > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 dispatches of kernels without a name were skipped").arg(noNameRows)});
-    if (negativeRows > 0)
+                         QStringLiteral("%1 dispatches of kernels without a name were skipped").arg(c.noNameRows)});
+    if (c.negativeRows > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 dispatches with end before start were skipped").arg(negativeRows)});
-    if (zeroRows > 0)
+                         QStringLiteral("%1 dispatches with end before start were skipped").arg(c.negativeRows)});
+    if (c.zeroRows > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 dispatches with zero duration were skipped").arg(zeroRows)});
-    if (implausibleRows > 0)
+                         QStringLiteral("%1 dispatches with zero duration were skipped").arg(c.zeroRows)});
+    if (c.implausibleRows > 0)
         diags.push_back({Severity::Warning, m_rel, 0,
-                         QStringLiteral("%1 dispatches longer than a day (implausible) were skipped").arg(implausibleRows)});
-    if (timeline.streamOverflow())
+                         QStringLiteral("%1 dispatches longer than a day (implausible) were skipped").arg(c.implausibleRows)});
+    if (streamOverflow)
         diags.push_back({Severity::Warning, m_rel, 0,
                          QStringLiteral("more than 65535 queues on one device: the last ones share one timeline lane")});
+}
 
+void Reader::describe(InputFileInfo &info, const SweepCounts &c) const
+{
+    qint64 kernelSymbols = 0;
+    for (const Process &p : m_processes)
+        kernelSymbols += qint64(p.symbols.size());
     info.dialect = QStringLiteral("rocprofv3 JSON (%1 process%2, %3 kernel symbols, %4 HIP calls, %5 marker records)")
                        .arg(m_processes.size())
                        .arg(m_processes.size() == 1 ? QString() : QStringLiteral("es"))
@@ -1196,8 +1226,26 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
         {QStringLiteral("agent"), QStringLiteral("agents[dispatch_info.agent_id].logical_node_id"),
          QStringLiteral("rocprofv3 JSON: \"Agent <logical_node_id>\" as its CSV writes Agent_Id"), QString()},
         {QStringLiteral("stream"), dispatch + QStringLiteral("dispatch_info.queue_id"), QStringLiteral("rocprofv3 JSON"), QString()}};
-    info.rowsRead = rows;
-    info.rowsSkipped = skipped;
+    info.rowsRead = c.rows;
+    info.rowsSkipped = c.skipped;
+}
+
+ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
+{
+    if (const std::optional<ReadOutcome> refused = refusal(info, inputProblem))
+        return *refused;
+    // The dispatches, in file order (the order rocprofv3's CSV writes them).
+    kernels::TimelineBuilder timeline(kFormat, m_rel);
+    timeline.expectRows(qint64(m_dispatches.size()));
+    SweepCounts counts;
+    for (const Dispatch &d : m_dispatches)
+        sweepDispatch(d, timeline, counts);
+    // Markers: roctx ranges named by their message (as rocprofv3's marker CSV and pftrace do).
+    collectMarkers();
+    // What the file said, its row, its timeline.
+    inputDiagnostics(inputProblem);
+    dispatchDiagnostics(counts, timeline.streamOverflow());
+    describe(info, counts);
     m_trace.files.push_back(info);
     if (timeline.eventCount() > 0)
         m_trace.timeline.files.push_back(timeline.take());

@@ -362,6 +362,12 @@ Recognition recognise(const QString &path)
                 out.kind = DatabaseKind::Nsys;
                 return out;
             }
+        // nsys profile without --trace=cuda (or nvtx): the export's own tables, no activity to read.
+        for (const char *t : {"TARGET_INFO_SESSION_START_TIME", "EXPORT_META_DATA", "META_DATA_EXPORT", "ThreadNames"})
+            if (has(t)) {
+                out.kind = DatabaseKind::NsysWithoutCuda;
+                return out;
+            }
     }
     return out;
 }

@@ -18,12 +18,14 @@
 /// docs/inputs-databases.md, "Untrusted databases", states these promises for users.
 
 #include "kernels/namepool.h"
+#include "progress.h"
 #include "results/gputimeline.h"
 #include "rocpd/rocpdfile.h"
 
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -49,6 +51,7 @@ enum class DatabaseKind {
     Other, ///< anything else, not SQLite, unreadable: the rocpd reader decides and says why
     Rpd,   ///< rocmProfileData (rpd_tracer): rocpd_op, rocpd_api, rocpd_string with their columns
     Nsys,  ///< Nsight Systems `nsys export --type sqlite`: StringIds and CUPTI_/NVTX_ tables
+    NsysWithoutCuda,  ///< an Nsight Systems export (StringIds and its metadata tables) with no CUPTI_ or NVTX_ table
 };
 
 struct Recognition {
@@ -286,6 +289,37 @@ private:
 
 /// "1.5 GiB" for a byte count.
 QString describeBytes(qint64 bytes);
+
+/// Progress by rows for a database reader: the callback gets 0 at the start, then every 65536
+/// rows the file's bytes scaled by the share of `totalRows` seen; once it returns false, tick()
+/// returns false (the row loop stops) and cancelled() is true.
+class RowTicker
+{
+public:
+    RowTicker(const ProgressCallback &progress, qint64 totalRows, qint64 fileBytes)
+        : m_progress(progress), m_totalRows(totalRows), m_fileBytes(fileBytes),
+          m_cancelled(progress && !progress(0))
+    {
+    }
+    bool tick()
+    {
+        ++m_rowsSeen;
+        if (m_progress && m_rowsSeen % kRowsPerReport == 0 &&
+            !m_progress(m_totalRows > 0 ? m_fileBytes * std::min(m_rowsSeen, m_totalRows) / m_totalRows : 0))
+            m_cancelled = true;
+        return !m_cancelled;
+    }
+    bool cancelled() const { return m_cancelled; }
+
+private:
+    static constexpr qint64 kRowsPerReport = 1 << 16;
+    const ProgressCallback &m_progress;
+    qint64 m_totalRows;
+    qint64 m_fileBytes;
+    qint64 m_rowsSeen = 0;
+    bool m_cancelled;
+};
+
 
 } // namespace goblin::dbread
 

@@ -104,6 +104,8 @@ LogKind sniffTelemetryLog(QByteArrayView head)
         return LogKind::RocmSmi;
     if (sniffNvidia(lines))
         return LogKind::NvidiaSmi;
+    if (sniffTelemetryColumns(head))
+        return LogKind::ByColumns;
     return LogKind::None;
 }
 
@@ -113,6 +115,7 @@ QString logKindTool(LogKind kind)
     case LogKind::NvidiaSmi: return QStringLiteral("nvidia-smi");
     case LogKind::Dcgm: return QStringLiteral("dcgmi dmon");
     case LogKind::RocmSmi: return QStringLiteral("rocm-smi");
+    case LogKind::ByColumns: return QStringLiteral("telemetry CSV");
     case LogKind::None: break;
     }
     return QStringLiteral("amd-smi");
@@ -124,6 +127,7 @@ QString logKindFormat(LogKind kind)
     case LogKind::NvidiaSmi: return QStringLiteral("nvidia-smi-csv");
     case LogKind::Dcgm: return QStringLiteral("dcgmi-dmon");
     case LogKind::RocmSmi: return QStringLiteral("rocm-smi-csv");
+    case LogKind::ByColumns: return QStringLiteral("telemetry-csv");
     case LogKind::None: break;
     }
     return QStringLiteral("amd-smi-csv");
@@ -137,11 +141,13 @@ void readTelemetryLog(LogKind kind, QByteArrayView bytes, const QString &file, S
     case LogKind::NvidiaSmi: readNvidiaSmi(bytes, file, out); return;
     case LogKind::Dcgm: readDcgm(bytes, file, out); return;
     case LogKind::RocmSmi: readRocmSmi(bytes, file, out); return;
+    case LogKind::ByColumns: readTelemetryColumns(bytes, file, out); return;
     case LogKind::None: break;
     }
     out.diagnostics.push_back({Severity::Error, file, 0,
                                QStringLiteral("not a telemetry log the workbench knows (nvidia-smi --query-gpu CSV, "
-                                              "dcgmi dmon, rocm-smi --csv): no telemetry")});
+                                              "dcgmi dmon, rocm-smi --csv, a CSV whose header names a time and a "
+                                              "GPU utilisation % or memory-used column): no telemetry")});
 }
 
 } // namespace goblin::telemetry

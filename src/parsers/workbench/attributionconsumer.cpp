@@ -27,7 +27,7 @@ using syntax::trimJson;
 
 namespace {
 
-constexpr char kKeySeparator = '\x1f';  // between an op's name and its shapes, a pid and its tid
+constexpr char kKeySeparator = '\x1f';  // between an op's name, its dtypes and its shapes; a pid and its tid
 constexpr quint32 kNone = ~quint32(0);
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -170,15 +170,36 @@ std::string inputDimsText(std::string_view args, bool *keyFound)
     return compactArrayText(std::string_view(p, size_t(end - p)));
 }
 
+void appendInputTypes(std::string &out, std::string_view args, std::string_view dimsToken)
+{
+    const char *const begin = args.data();
+    const char *const end = begin + args.size();
+    constexpr std::string_view key = "\"Input type\"";
+    const bool dimsInside = !dimsToken.empty() && dimsToken.data() >= begin && dimsToken.data() <= end;
+    const char *const from = dimsInside ? dimsToken.data() + dimsToken.size() : begin;
+    const char *p = findKey(from, end, key);
+    if (!p && from != begin)
+        p = findKey(begin, from, key);
+    if (p)
+        appendCompactArray(out, std::string_view(p, size_t(end - p)));
+}
+
 std::string compactArrayText(std::string_view value)
 {
     std::string out;
+    appendCompactArray(out, value);
+    return out;
+}
+
+void appendCompactArray(std::string &out, std::string_view value)
+{
+    const size_t start = out.size();
     const char *p = value.data();
     const char *const end = p + value.size();
     while (p < end && isSpace(*p))
         ++p;
     if (p >= end || *p != '[')
-        return out;
+        return;
     int depth = 0;
     bool inString = false;
     for (; p < end; ++p) {
@@ -202,8 +223,7 @@ std::string compactArrayText(std::string_view value)
             break;
     }
     if (depth != 0)
-        out.clear();  // cut off: not a value we can show
-    return out;
+        out.resize(start);  // cut off: not a value we can show
 }
 
 quint32 AttributionConsumer::Interner::id(std::string_view text)
@@ -327,22 +347,35 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
         }
         ++m_ops;
         if (haveArgs) {
-            bool recorded = false;  // the key may hold a value we cannot show
-            std::string dims;
-            if (event.fields.argsScanned) {  // located by the scanner: no search of the args
-                recorded = event.fields.argHave & (1u << kineto::kArgInputDims);
-                if (recorded)
-                    dims = compactArrayText(event.fields.argToken[kineto::kArgInputDims]);
+            // Key: name, dtypes, shapes, written straight into the scratch key (no string per op).
+            // Rows are still one per name and shapes: the join takes the dtypes apart. The shapes
+            // stay last: the interner hashes a long key's first and last bytes. Kineto writes
+            // "Input type" right after "Input Dims", so the search for it starts there.
+            if (event.fields.argsScanned) {  // located by the scanner: no search of the args for the shapes
+                if (event.fields.argHave & (1u << kineto::kArgInputDims)) {
+                    const std::string_view dimsToken = event.fields.argToken[kineto::kArgInputDims];
+                    m_keyScratch.assign(name);
+                    m_keyScratch.push_back(kKeySeparator);
+                    appendInputTypes(m_keyScratch, args, dimsToken);
+                    m_keyScratch.push_back(kKeySeparator);
+                    appendCompactArray(m_keyScratch, dimsToken);
+                    m_shapes = true;
+                    addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(m_keyScratch));
+                    return;
+                }
             } else {
-                dims = inputDimsText(args, &recorded);
-            }
-            if (recorded) {
-                m_shapes = true;
-                m_keyScratch.assign(name);
-                m_keyScratch.push_back(kKeySeparator);
-                m_keyScratch.append(dims);
-                addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(m_keyScratch));
-                return;
+                bool recorded = false;  // the key may hold a value we cannot show
+                const std::string dims = inputDimsText(args, &recorded);
+                if (recorded) {
+                    m_keyScratch.assign(name);
+                    m_keyScratch.push_back(kKeySeparator);
+                    appendInputTypes(m_keyScratch, args, std::string_view());
+                    m_keyScratch.push_back(kKeySeparator);
+                    m_keyScratch.append(dims);
+                    m_shapes = true;
+                    addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(m_keyScratch));
+                    return;
+                }
             }
         }
         addCpu(event, KindOp, *beginNs, *beginNs + *durNs, m_names.id(name));
@@ -727,6 +760,7 @@ public:
         handAllocatingOps();
         m_siteIds = {};
         attributeGpuEvents();
+        planRowKeys();
         for (size_t si = 0; si < m_scopes.size(); ++si)
             buildScope(si);
     }
@@ -1112,6 +1146,35 @@ private:
         m_sparseSites = {};
     }
 
+    /// An op key holds name, dtypes and shapes; a row is one name and shapes. Each key's row key:
+    /// the first key of its name and shapes (once per distinct key, not per event).
+    void planRowKeys()
+    {
+        m_rowKeyOf.assign(m_in.names.size(), kNone);
+        std::unordered_map<std::string, quint32> firstKeyOf;  // name SEP shapes -> key
+        std::string nameAndShapes;
+        for (quint32 n = 1; n < m_nodes.size(); ++n) {
+            const quint32 key = m_nodes[n].key;
+            if (m_nodes[n].kind != AC::KindOp || m_rowKeyOf[key] != kNone)
+                continue;
+            const std::string &k = m_in.names.text(key);
+            const size_t first = k.find(kKeySeparator);
+            const size_t second = first == std::string::npos ? first : k.find(kKeySeparator, first + 1);
+            if (second == std::string::npos) {
+                m_rowKeyOf[key] = key;
+                continue;
+            }
+            nameAndShapes.assign(k, 0, first + 1);
+            nameAndShapes.append(k, second + 1);
+            m_rowKeyOf[key] = firstKeyOf.try_emplace(nameAndShapes, key).first->second;
+        }
+    }
+    quint32 rowKey(quint32 key) const
+    {
+        return key < m_rowKeyOf.size() && m_rowKeyOf[key] != kNone ? m_rowKeyOf[key] : key;
+    }
+
+
     // Each scope's rows, launch tree, module tree and kernel links from its node aggregates.
     void buildScope(size_t si)
     {
@@ -1130,17 +1193,36 @@ private:
     void opRows(const ScopeData &s, std::vector<OpStats> &ops)
     {
         std::unordered_map<quint64, size_t> rowOf;  // (is a runtime call, key) -> row
+        std::vector<std::vector<quint32>> keysOfRow;  // the keys (dtype variants) a row holds
         auto row = [&](quint32 key, bool runtimeCall = false) -> OpStats & {
-            const auto [it, inserted] = rowOf.try_emplace(pair64(runtimeCall, key), ops.size());
+            const quint32 canonical = runtimeCall ? key : rowKey(key);
+            const auto [it, inserted] = rowOf.try_emplace(pair64(runtimeCall, canonical), ops.size());
             if (inserted) {
                 OpStats r;
                 const std::string &k = m_in.names.text(key);
                 const size_t sep = runtimeCall ? std::string::npos : k.find(kKeySeparator);
                 r.name = qtext(std::string_view(k).substr(0, sep));
-                if (sep != std::string::npos)
-                    r.inputShapes = qtext(std::string_view(k).substr(sep + 1));
+                if (sep != std::string::npos) {
+                    const size_t second = k.find(kKeySeparator, sep + 1);
+                    r.inputShapes = qtext(std::string_view(k).substr(second + 1));
+                }
                 r.runtimeCall = runtimeCall;
                 ops.push_back(std::move(r));
+                keysOfRow.emplace_back();
+            }
+            // Each dtype variant of the row once, in the order met ("Input type" as written).
+            std::vector<quint32> &keys = keysOfRow[it->second];
+            if (!runtimeCall && std::find(keys.begin(), keys.end(), key) == keys.end()) {
+                keys.push_back(key);
+                const std::string &k = m_in.names.text(key);
+                const size_t sep = k.find(kKeySeparator);
+                const size_t second = sep == std::string::npos ? sep : k.find(kKeySeparator, sep + 1);
+                if (second != std::string::npos && second > sep + 1) {
+                    const QString types = qtext(std::string_view(k).substr(sep + 1, second - sep - 1));
+                    QStringList &list = ops[it->second].inputTypes;
+                    if (!list.contains(types))
+                        list.append(types);
+                }
             }
             return ops[it->second];
         };
@@ -1171,9 +1253,9 @@ private:
             seenKeys.clear();
             for (quint32 m = n; m != kNone && m != 0; m = m_nodes[m].parent) {
                 if (m_nodes[m].kind != AC::KindOp ||
-                    std::find(seenKeys.begin(), seenKeys.end(), m_nodes[m].key) != seenKeys.end())
+                    std::find(seenKeys.begin(), seenKeys.end(), rowKey(m_nodes[m].key)) != seenKeys.end())
                     continue;
-                seenKeys.push_back(m_nodes[m].key);
+                seenKeys.push_back(rowKey(m_nodes[m].key));
                 row(m_nodes[m].key).deviceTotalNs += a.opDeviceNs;
             }
         }
@@ -1333,6 +1415,7 @@ private:
     TraceAttribution &m_result;
     const GpuBusyUnion m_gpuBusy;
     std::vector<ScopeData> m_scopes;  // 0: the whole trace, then one per step
+    std::vector<quint32> m_rowKeyOf;  // planRowKeys(): each op key's row key
     std::vector<PathNode> m_nodes{{kNone, kNone, AC::KindCall}};  // the root
     IdMap<quint32> m_childOf;
     std::vector<CallInfo> m_sites;

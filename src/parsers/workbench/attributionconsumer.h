@@ -33,6 +33,12 @@ std::string_view eventThreadToken(const kineto::KinetoEvent &event);
 /// when the args object has no such member at depth 1, or a value that cannot be shown (cut off).
 /// `keyFound`: the member is there (record_shapes was on), whatever its value.
 std::string inputDimsText(std::string_view args, bool *keyFound);
+/// Appends args["Input type"] of an op (the dtypes of its inputs) as compact JSON text to `out`;
+/// nothing when there is none. `dimsToken`: the "Input Dims" value where the scanner located it
+/// inside `args` (the search starts behind it, where Kineto writes the types), else empty.
+void appendInputTypes(std::string &out, std::string_view args, std::string_view dimsToken);
+/// compactArrayText appended to `out` (nothing when it would be empty): no allocation per op.
+void appendCompactArray(std::string &out, std::string_view value);
 /// A JSON array's text (from its '[') with whitespace outside strings removed; empty when it is
 /// no array or is cut off.
 std::string compactArrayText(std::string_view value);

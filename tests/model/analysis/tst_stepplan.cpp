@@ -1,6 +1,7 @@
 // The step plan and the one step time (docs/steps.md): the plan's precedence, windows of one name
 // in one trace as separate steps, and one step time in every key of the workbench report that
-// names one. Fixtures: tests/data/steps (make_steps.py prints the expected step times) and a real
+// names one. Fixtures: tests/data/steps (make_steps.py prints the expected step times), kernel files
+// with marker ranges of their own (steps/markers: count_marker_steps.py counts them) and a real
 // rocprofv3 kernel trace alone (kernel span counted in PROVENANCE.md).
 
 #include "derived.h"
@@ -48,6 +49,26 @@ private slots:
         QTest::newRow("thirty CPU-lane optimizer steps cut 29 steps")
             << "steps/cpu-optimizer-steps.json" << "optimizer_steps" << 29 << 29 << 0.010103448275862069
             << "Optimizer.step#AdamW.step (1)";
+        // A kernel file's own marker ranges named like steps are its steps, by the rule of a marker
+        // trace beside a kernel trace (apiTracesFrom): the thread with most of them, nested ones
+        // left out. Numbers from tests/data/steps/markers/count_marker_steps.py, which reads the
+        // files with SQL / json alone.
+        QTest::newRow("rpd UserMarker ranges step 1..3 (a nested train_step, another thread's step 99)")
+            << "steps/markers/rpd-step-markers.rpd" << "marker_ranges" << 3 << 3 << 0.023 << "step 1";
+        QTest::newRow("rocpd MARKER_CORE_API regions ProfilerStep#1..3 (a mark and a HIP region left out)")
+            << "steps/markers/rocpd-step-markers.db" << "marker_ranges" << 3 << 3 << 0.012133333333333335
+            << "ProfilerStep#1";
+        QTest::newRow("Nsight NVTX_EVENTS ranges ProfilerStep#0..5 (two processes, one chosen)")
+            << "nsys/generated-2gpu.sqlite" << "marker_ranges" << 6 << 6 << 0.01995 << "ProfilerStep#0";
+        QTest::newRow("rocprofv3 JSON marker_api ranges step 1..3")
+            << "rocprofv3json/synthetic_results.json" << "marker_ranges" << 3 << 3 << 0.0010789999999999999
+            << "step 1";
+        // The same run as the JSON, written as rocprofv3's Perfetto trace (scripts/make_pftrace.py).
+        QTest::newRow("pftrace marker_api ranges step 1..3")
+            << "pftrace/synthetic.pftrace" << "marker_ranges" << 3 << 3 << 0.0010789999999999999 << "step 1";
+        // Markers none of whose names is a step's keep the plan a run without markers has.
+        QTest::newRow("rpd markers not named like steps: the kernel span as one step")
+            << "steps/markers/rpd-other-markers.rpd" << "kernel_span" << 1 << 0 << 0.067514925 << QString();
         // A kernel trace alone: its span (first start to last end, 9 kernels) is the one step.
         QTest::newRow("a kernel trace alone: the kernel span as one step")
             << "kerneltrace/real/sdk-1.0-docs_kernel_trace.csv" << "kernel_span" << 1 << 0 << 144400e-9

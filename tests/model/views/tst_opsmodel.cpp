@@ -62,6 +62,7 @@ void TestOpsModel::selfInGpuIdleWhenMeasured()
     for (OpStats &op : a.wholeTrace.ops)
         op.hostSelfGpuIdleNs = op.hostSelfNs / 2;
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     model.setAttribution(std::make_shared<const TraceAttribution>(a));
     const int row = rowOf(model, QStringLiteral("aten::addmm"), QStringLiteral("[[4096], [32, 1024], [1024, 4096]]"));
@@ -116,6 +117,7 @@ void TestOpsModel::cells()
     QFETCH(QString, display);
     QFETCH(QVariant, sortValue);
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     model.setAttribution(attribution());
     const int row = rowOf(model, name, shapes);
@@ -129,6 +131,7 @@ void TestOpsModel::cells()
 void TestOpsModel::headersNameTheUnit()
 {
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     for (int column :
          {OpsModel::HostSelfColumn, OpsModel::HostTotalColumn, OpsModel::HostSelfGpuIdleColumn, OpsModel::DeviceSelfColumn,
           OpsModel::DeviceTotalColumn})
@@ -156,6 +159,7 @@ void TestOpsModel::scopes()
     QFETCH(QString, label);
     QFETCH(qlonglong, addmmDeviceSelfNs);
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     const auto a = attribution();
     model.setAttribution(a);
@@ -174,6 +178,7 @@ void TestOpsModel::scopes()
 void TestOpsModel::noAttributionHasNoRows()
 {
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     model.setAttribution(nullptr);
     QCOMPARE(model.rowCount(), 0);
@@ -196,6 +201,7 @@ void TestOpsModel::noGpuTimeIsUnknownShare()
     TraceAttribution a = test::makeAttribution();
     a.wholeTrace.gpuTimeNs = 0;
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     model.setAttribution(std::make_shared<const TraceAttribution>(a));
     const QModelIndex share = model.index(0, OpsModel::GpuShareColumn);
@@ -207,6 +213,7 @@ void TestOpsModel::noGpuTimeIsUnknownShare()
 void TestOpsModel::sortAndFilterThroughProxy()
 {
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, kTesterMode);
@@ -253,6 +260,7 @@ void TestOpsModel::groupByName()
     QFETCH(int, column);
     QFETCH(QString, display);
     OpsModel model;
+    model.setGroupByShapes(true);  // flat rows per name and shapes (the grouped tree: tst_tablesread)
     QAbstractItemModelTester tester(&model, kTesterMode);
     model.setAttribution(attribution());
     model.setGroupByShapes(false);

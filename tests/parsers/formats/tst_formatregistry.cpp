@@ -4,7 +4,9 @@
 // alone, and the inventory's rows carry the same format.
 
 #include "formats/registry.h"
+#include "databasefixture.h"
 #include "io/runinventory.h"
+#include "kerneltraceparser.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -12,6 +14,8 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace goblin;
 
@@ -25,6 +29,8 @@ private slots:
     void guessFormat();
     void inventoryRowsCarryTheFormat();
     void gzippedDatabaseIsAContainer();
+    void openDialogListsEveryInput();
+    void nsysExportWithoutCudaSaysSo();
 };
 
 void TestFormatRegistry::descriptorsAreComplete()
@@ -71,6 +77,9 @@ void TestFormatRegistry::guessFormat_data()
     QTest::newRow("dcgmi dmon log") << "telemetry/dcgm_dmon.log" << false << "dcgmi-dmon";
     QTest::newRow("rocm-smi log") << "telemetry/rocm_smi_loop.csv" << false << "rocm-smi-csv";
     QTest::newRow("no input") << "telemetry/foreign.txt" << false << "";
+    QTest::newRow("array-form chrome trace") << "torch/kineto_2021_resnet50_steps6to8_array_form.json.gz" << false
+                                             << "chrome-trace";
+    QTest::newRow("telemetry CSV by its columns") << "telemetry/wrapper_rocm_smi.csv" << false << "telemetry-csv";
 }
 
 void TestFormatRegistry::guessFormat()
@@ -125,6 +134,71 @@ void TestFormatRegistry::gzippedDatabaseIsAContainer()
     QVERIFY(format);
     QCOMPARE(QString::fromLatin1(format->name), QStringLiteral("rpd"));
     QVERIFY(!format->container);
+}
+
+void TestFormatRegistry::openDialogListsEveryInput()
+{
+    // The Open Trace File dialog's filters come from this list: every name a readable format
+    // accepts is offered by the first line, the kinds follow, and "All files" comes last.
+    const QStringList filters = openDialogNameFilters();
+    QVERIFY(filters.size() >= 3);
+    QCOMPARE(filters.last(), QStringLiteral("All files (*)"));
+    const QString every = filters.first();
+    QVERIFY2(every.startsWith(QLatin1String("Everything the workbench reads (")), qPrintable(every));
+    const QStringList offered =
+        every.mid(every.indexOf(QLatin1Char('(')) + 1).chopped(1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const char *name : {"*.rpd", "*.sqlite", "*.db", "*.pftrace", "*.json", "*.json.gz", "*.csv", "*.db.gz",
+                             "*.perfetto-trace", "*.log", "*.txt"})
+        QVERIFY2(offered.contains(QLatin1String(name)), qPrintable(every));
+    for (const InputFormat *format : inputFormats()) {
+        if (format->role == InputRole::LookAlike || format->role == InputRole::NotRead)
+            continue;
+        for (const QString &pattern : format->patterns) {
+            if (pattern == QLatin1String("*"))
+                continue;  // known by content: offered under the names its writers use
+            const QString example = QString(pattern).replace(QLatin1Char('*'), QStringLiteral("run"));
+            const bool matched = std::any_of(offered.begin(), offered.end(),
+                                             [&](const QString &name) { return QDir::match(name, example); });
+            QVERIFY2(matched, qPrintable(QStringLiteral("%1 (%2) is not offered by: %3")
+                                             .arg(example, QLatin1String(format->name), every)));
+        }
+    }
+    // One line per kind, each naming its kind.
+    QVERIFY(filters.contains(QStringLiteral("Profiler database (*.db *.rpd *.sqlite *.sqlite3 *.db.gz *.rpd.gz "
+                                            "*.sqlite.gz)")));
+    QVERIFY2(std::any_of(filters.begin(), filters.end(),
+                         [](const QString &f) { return f.startsWith(QLatin1String("Chrome trace (*.json")); }),
+             qPrintable(filters.join(QStringLiteral(";;"))));
+}
+
+void TestFormatRegistry::nsysExportWithoutCudaSaysSo()
+{
+    // nsys profile --trace=osrt (no cuda, no nvtx): the export's own tables and no CUPTI_ table.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("cpu_only.sqlite"));
+    QVERIFY(test::execSql(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                                "CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);"
+                                "CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER, utcTime TEXT, "
+                                "localTime TEXT);"
+                                "CREATE TABLE OSRT_API (start INTEGER, end INTEGER, nameId INTEGER);"
+                                "INSERT INTO StringIds VALUES (1, 'pthread_mutex_lock');"));
+    const FileHead head = FileHead::read(path, QFileInfo(path), true);
+    const InputFormat *format = goblin::guessFormat(QStringLiteral("cpu_only.sqlite"), true, head);
+    QVERIFY(format);
+    QCOMPARE(QString::fromLatin1(format->name), QStringLiteral("nsys-without-cuda"));
+    const KernelTrace trace = parseKernelTraces(path);
+    const Diagnostic *said = test::findDiagnostic(
+        trace.diagnostics, QStringLiteral("cpu_only.sqlite"),
+        QStringLiteral("has no CUDA activity tables (CUPTI_ACTIVITY_KIND_KERNEL"));
+    QVERIFY2(said, qPrintable(test::diagnosticsText(trace.diagnostics)));
+    QVERIFY(said->message.contains(QLatin1String("nothing to read")));
+    QVERIFY2(!test::diagnosticsText(trace.diagnostics).contains(QLatin1String("without rocpd tables")),
+             qPrintable(test::diagnosticsText(trace.diagnostics)));
+    // With its CUDA tables it is an Nsight export as before.
+    QVERIFY(test::execSql(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER);"));
+    const FileHead withCuda = FileHead::read(path, QFileInfo(path), true);
+    QCOMPARE(QString::fromLatin1(goblin::guessFormat(QStringLiteral("cpu_only.sqlite"), true, withCuda)->name),
+             QStringLiteral("nsys"));
 }
 
 QTEST_GUILESS_MAIN(TestFormatRegistry)

@@ -146,6 +146,7 @@ private slots:
     void csvTraceWins();
     void progressAndCancel();
     void lz4ViewsDoNotMatter();
+    void markerRegions();
 };
 
 void TestRocpdReader::reportEqualsCsv_data()
@@ -531,6 +532,34 @@ void TestRocpdReader::lz4ViewsDoNotMatter()
     QCOMPARE(t.workbench.rowsUsed, qint64(160));
     const KernelTrace original = parseKernelTraces(test::dataPath(QStringLiteral("rocpd/single-v3-metric-1gpu")));
     QCOMPARE(t.workbench.totalNs, original.workbench.totalNs);
+}
+
+/// roctx ranges are the rocpd_region rows of a MARKER_* category, named by extdata's message (else
+/// the region's name): the run's steps when named like steps (tst_stepplan). A HIP region is no
+/// marker; an instant mark is kept as one (never a step). The fixtures without markers have none.
+void TestRocpdReader::markerRegions()
+{
+    const KernelTrace t = parseKernelTraces(test::dataPath(QStringLiteral("steps/markers/rocpd-step-markers.db")));
+    QStringList names;
+    int instants = 0;
+    for (const MarkerRange &m : t.host.ranges) {
+        names << m.name;
+        instants += m.endNs == m.startNs;
+        QCOMPARE(m.process, qint64(48213));
+    }
+    names.sort();
+    QCOMPARE(names, (QStringList{QStringLiteral("ProfilerStep#1"), QStringLiteral("ProfilerStep#2"),
+                                 QStringLiteral("ProfilerStep#3"), QStringLiteral("ProfilerStep#9")}));
+    QCOMPARE(instants, 1);
+    QCOMPARE(t.host.files, QStringList{QStringLiteral("rocpd-step-markers.db")});
+    QVERIFY(test::findDiagnostic(t.diagnostics, QStringLiteral("rocpd-step-markers.db"),
+                                 QStringLiteral("4 roctx marker range(s)/mark(s) read")));
+
+    for (const char *rocpd : {"single-v3-metric-1gpu", "merged-rocm7-monwatch-kineto", "split-mixed-flashrocm"}) {
+        const KernelTrace none = parseKernelTraces(test::dataPath(QStringLiteral("rocpd/") + QLatin1String(rocpd)));
+        QVERIFY(none.host.empty());
+        QVERIFY(none.host.files.isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestRocpdReader)
