@@ -133,6 +133,20 @@ private slots:
         model.setGpuRoof(decideGpuRoof(r->facts.devices));
         model.setAttribution(attributionOf(r));
         QCOMPARE(model.columnCount(), int(OpsModel::ColumnCount));
+        // Grouped by name (the default): a name of several shapes has no roofline of its own, each
+        // of its shape rows has its own — the same as that shape's flat row.
+        int childrenWithEfficiency = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex parent = model.index(row, 0);
+            for (int child = 0; child < model.rowCount(parent); ++child) {
+                const OpRoofline *rl = model.rooflineAt(model.index(child, OpsModel::EfficiencyColumn, parent));
+                QVERIFY(rl);
+                childrenWithEfficiency += rl->efficiencyPct ? 1 : 0;
+            }
+            if (model.rowCount(parent) > 1)
+                QCOMPARE(model.index(row, OpsModel::EfficiencyColumn).data().toString(), QStringLiteral("—"));
+        }
+        model.setGroupByShapes(true);  // one flat row per name and shapes
         int withEfficiency = 0;
         for (int row = 0; row < model.rowCount(); ++row) {
             const QModelIndex eff = model.index(row, OpsModel::EfficiencyColumn);
@@ -151,6 +165,7 @@ private slots:
                 QCOMPARE(rate.data(SortRole).toDouble(), *rl->achievedTflops);
         }
         QVERIFY(withEfficiency >= 5);
+        QVERIFY(childrenWithEfficiency >= 1);
         model.setGroupByShapes(false);
         model.setGpuRoof(GpuRoof{});
         for (int row = 0; row < model.rowCount(); ++row)
