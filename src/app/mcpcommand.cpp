@@ -445,7 +445,7 @@ private:
             }
         int lastPercent = -1;
         const LoadResult loaded = loadRun(path, [&](double fraction, const QString &stage) {
-            const int percent = int(fraction * 100.0);
+            const int percent = std::isfinite(fraction) ? int(std::clamp(fraction, 0.0, 1.0) * 100.0) : 0;
             if (!m_progressToken.isUndefined() && !m_progressToken.isNull() && percent >= lastPercent + 5) {
                 lastPercent = percent;
                 send({{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
