@@ -88,7 +88,8 @@ inline TraceAttribution makeAttribution()
     const auto op = [](const char *name, std::optional<QString> shapes, qint64 calls, qint64 hostSelf, qint64 hostTotal,
                        qint64 devSelf, qint64 devTotal, qint64 kernels) {
         return OpStats{
-            QString::fromLatin1(name), std::move(shapes), calls, hostSelf, hostTotal, devSelf, devTotal, kernels};
+            QString::fromLatin1(name), std::move(shapes), calls, hostSelf, hostTotal, devSelf, devTotal, kernels, 0,
+            false, {}};
     };
     w.ops = {
         op("aten::linear", QStringLiteral("[[32, 1024], [4096, 1024], [4096]]"), 4, 120 * kUs, 2'400 * kUs, 0, 6 * kMs,

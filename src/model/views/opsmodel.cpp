@@ -233,10 +233,11 @@ QVariant OpsModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         return QVariant::fromValue((isNumeric(column) ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-        if (column == AchievedTflopsColumn || column == EfficiencyColumn)
+        if (column == AchievedTflopsColumn || column == EfficiencyColumn) {
             if (const OpRoofline *r = rooflineAt(index))
                 return rooflineToolTip(*r);
             return {};
+        }
         if (column == NameColumn || column == ShapesColumn) {
             if (o.runtimeCall)
                 return tr("%1\na runtime call outside every CPU op (a graph replay or a bare launch): the GPU "
