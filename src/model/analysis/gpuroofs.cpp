@@ -1,6 +1,8 @@
 // The roofs of the GPU table (resources/gpus.json): read once, matched as the memory entries are.
 #include "gpuroofs.h"
 
+#include "gpunames.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,29 +25,12 @@ struct RoofEntry {
     std::vector<RoofVariant> variants;
 };
 
-/// "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb" (as gpumodels.cpp squeezes names).
-QString squeezed(const QString &name)
-{
-    QString s;
-    s.reserve(name.size());
-    for (const QChar c : name)
-        if (c.isLetterOrNumber())
-            s += c.toLower();
-    return s;
-}
-
 QStringList strings(const QJsonValue &v)
 {
     QStringList out;
     for (const QJsonValue &s : v.toArray())
         out << s.toString();
     return out;
-}
-
-bool matches(const QString &squeezedName, const QStringList &match, const QStringList &exclude)
-{
-    const auto in = [&](const QString &token) { return squeezedName.contains(token); };
-    return std::all_of(match.begin(), match.end(), in) && std::none_of(exclude.begin(), exclude.end(), in);
 }
 
 /// {"value": x, "source": "key"}: the value with its source's text; a problem when either is missing.
@@ -146,16 +131,16 @@ GpuRoof gpuRoofFromName(const QString &deviceName)
 {
     GpuRoof unknown;
     unknown.deviceName = deviceName;
-    const QString s = squeezed(deviceName);
+    const QString s = squeezedGpuName(deviceName);
     if (s.isEmpty()) {
         unknown.reason = QStringLiteral("no GPU name in the run's files");
         return unknown;
     }
     for (const RoofEntry &e : roofs()) {
-        if (!matches(s, e.match, e.exclude))
+        if (!gpuNameMatches(s, e.match, e.exclude))
             continue;  // the first entry that matches wins, as for the memory
         for (const RoofVariant &v : e.variants)
-            if (matches(s, v.match, v.exclude)) {
+            if (gpuNameMatches(s, v.match, v.exclude)) {
                 GpuRoof out = v.row.roof;
                 out.deviceName = deviceName;
                 return out;

@@ -1,4 +1,5 @@
 // The shipped table of GPU models (resources/gpus.json) and the one name of a device.
+#include "gpunames.h"
 #include "devicefacts.h"
 
 #include "results/gputimeline.h"
@@ -23,17 +24,6 @@ struct TableEntry {
     bool sharedMemory = false;
     QString source;
 };
-
-/// "NVIDIA A100-SXM4-80GB" -> "nvidiaa100sxm480gb": the form the table's tokens are written in.
-QString squeezed(const QString &name)
-{
-    QString s;
-    s.reserve(name.size());
-    for (const QChar c : name)
-        if (c.isLetterOrNumber())
-            s += c.toLower();
-    return s;
-}
 
 std::vector<TableEntry> loadTable()
 {
@@ -68,14 +58,29 @@ const std::vector<TableEntry> &table()
 
 } // namespace
 
+QString squeezedGpuName(const QString &name)
+{
+    QString s;
+    s.reserve(name.size());
+    for (const QChar c : name)
+        if (c.isLetterOrNumber())
+            s += c.toLower();
+    return s;
+}
+
+bool gpuNameMatches(const QString &squeezedName, const QStringList &match, const QStringList &exclude)
+{
+    const auto in = [&](const QString &token) { return squeezedName.contains(token); };
+    return std::all_of(match.begin(), match.end(), in) && std::none_of(exclude.begin(), exclude.end(), in);
+}
+
 std::optional<GpuModelEntry> gpuModelFromName(const QString &name)
 {
-    const QString s = squeezed(name);
+    const QString s = squeezedGpuName(name);
     if (s.isEmpty())
         return std::nullopt;
     for (const TableEntry &e : table()) {
-        const auto in = [&](const QString &token) { return s.contains(token); };
-        if (!std::all_of(e.match.begin(), e.match.end(), in) || std::any_of(e.exclude.begin(), e.exclude.end(), in))
+        if (!gpuNameMatches(s, e.match, e.exclude))
             continue;
         GpuModelEntry out{e.model, e.memoryGb, e.sharedMemory, e.source};
         // A model sold in several sizes: the size the name states wins over the usual one.
