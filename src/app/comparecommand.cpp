@@ -73,6 +73,25 @@ QString runDirContaining(const QString &outputPath, const QStringList &runDirs)
     return {};
 }
 
+QString outputInsideRunFolderProblem(const QString &outputPath, const QStringList &runDirs)
+{
+    const QString inside = runDirContaining(outputPath, runDirs);
+    if (inside.isEmpty())
+        return {};
+    return QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes into a run folder, choose "
+                          "another place")
+        .arg(outputPath, inside);
+}
+
+QString oneRunDirProblem(const QStringList &dirs)
+{
+    if (dirs.isEmpty())
+        return QStringLiteral("missing RUN_DIR");
+    if (dirs.size() > 1)
+        return QStringLiteral("one RUN_DIR only, got %1").arg(dirs.size());
+    return {};
+}
+
 QString absoluteRunDir(const QString &dir)
 {
     return QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
@@ -148,10 +167,8 @@ int runCompareCommand(const QStringList &arguments)
     if (pngPath == QLatin1String("-"))
         return commandUsageError(name, QStringLiteral("--png needs a file name, not '-'"));
     for (const QString &out : {jsonPath, pngPath})
-        if (const QString inside = runDirContaining(out, dirs); !inside.isEmpty())
-            return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never "
-                                                          "writes into a run folder, choose another place")
-                                               .arg(out, inside));
+        if (const QString problem = outputInsideRunFolderProblem(out, dirs); !problem.isEmpty())
+            return commandUsageError(name, problem);
 
     // Two runs load at once, one per core, as `table` does: a load keeps one core busy for most
     // of its time, so two 1 GB runs take about the wall time of one (docs/performance.md).

@@ -21,6 +21,12 @@ bool writeCommandOutput(const QByteArray &bytes, const QString &path, QString *e
 /// alone counts as its folder), or empty.
 QString runDirContaining(const QString &outputPath, const QStringList &runDirs);
 
+/// The usage error for an output inside one of `runDirs` ("'out' is inside the run folder …"), or
+/// empty when the output is elsewhere: every command that writes a file checks it the same way.
+QString outputInsideRunFolderProblem(const QString &outputPath, const QStringList &runDirs);
+/// The usage error unless `dirs` holds exactly one RUN_DIR ("missing RUN_DIR", "one RUN_DIR only, got 2").
+QString oneRunDirProblem(const QStringList &dirs);
+
 /// Prints "goblin-workbench COMMAND: message" and the --help hint to stderr; returns CommandUsageError.
 int commandUsageError(const QString &command, const QString &message);
 

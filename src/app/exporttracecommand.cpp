@@ -44,9 +44,8 @@ int runExportTraceCommand(const QStringList &arguments)
         return CommandOk;
     }
     const QStringList dirs = parser.positionalArguments();
-    if (dirs.size() != 1)
-        return commandUsageError(name, dirs.isEmpty() ? QStringLiteral("missing RUN_DIR")
-                                                      : QStringLiteral("one RUN_DIR only, got %1").arg(dirs.size()));
+    if (const QString problem = oneRunDirProblem(dirs); !problem.isEmpty())
+        return commandUsageError(name, problem);
     const QString output = parser.value(QStringLiteral("output"));
     if (output.isEmpty())
         return commandUsageError(name, QStringLiteral("missing -o FILE (the trace to write; '-' for standard output)"));
@@ -64,10 +63,8 @@ int runExportTraceCommand(const QStringList &arguments)
                                                .arg(parser.value(option)));
         *target = value;
     }
-    if (const QString inside = runDirContaining(output, dirs); !inside.isEmpty())
-        return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes "
-                                                      "into a run folder, choose another place")
-                                           .arg(output, inside));
+    if (const QString problem = outputInsideRunFolderProblem(output, dirs); !problem.isEmpty())
+        return commandUsageError(name, problem);
 
     const LoadResult loaded = loadRun(dirs.front());
     if (loaded.outcome != LoadOutcome::Finished || !loaded.run) {

@@ -99,10 +99,8 @@ int runSweepCommand(const QStringList &arguments)
     if (pngPath == QLatin1String("-"))
         return commandUsageError(name, QStringLiteral("--png needs a file name, not '-'"));
     for (const QString &out : {jsonPath, csvPath, pngPath})
-        if (const QString inside = runDirContaining(out, dirs); !inside.isEmpty())
-            return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never "
-                                                          "writes into a run folder, choose another place")
-                                               .arg(out, inside));
+        if (const QString problem = outputInsideRunFolderProblem(out, dirs); !problem.isEmpty())
+            return commandUsageError(name, problem);
 
     const LoadResult loaded = loadRun(dirs.front());
     if (loaded.outcome != LoadOutcome::Finished || !loaded.run) {

@@ -56,10 +56,8 @@ int runTableCommand(const QStringList &arguments)
     if (!thresholdsFromOptions(parser, &profile, &thresholds, &problem))
         return commandUsageError(name, problem);
     const QString csvPath = parser.value(QStringLiteral("csv"));
-    if (const QString inside = runDirContaining(csvPath, dirs); !inside.isEmpty())
-        return commandUsageError(name, QStringLiteral("'%1' is inside the run folder '%2'; the workbench never writes "
-                                                      "into a run folder, choose another place")
-                                           .arg(csvPath, inside));
+    if (const QString problem = outputInsideRunFolderProblem(csvPath, dirs); !problem.isEmpty())
+        return commandUsageError(name, problem);
 
     std::vector<TableResult> results(std::size_t(dirs.size()));
     std::atomic<qsizetype> next{0};
