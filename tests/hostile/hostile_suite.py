@@ -5,8 +5,8 @@ goblin-workbench the way a careless user, a broken profiler or a malicious file 
 Every case is generated into a temporary folder (nothing is kept, nothing is downloaded; the
 database cases start from copies of the repository's own fixtures in tests/data, changed with
 Python's sqlite3 module) and run as `goblin-workbench report DIR --json OUT` (and
-`table DIR --csv OUT` where the case is about CSV cells), each under a timeout and an
-address-space cap. Checked for every case:
+`table DIR --csv OUT` where the case is about CSV cells), each under a CPU-time budget (with a
+looser wall-clock limit for a program that only waits) and an address-space cap. Checked for every case:
 
   - no signal and no timeout;
   - the documented exit code (README: 0 on success, warnings included; 1 when nothing is readable);
@@ -31,6 +31,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import resource
@@ -54,6 +55,7 @@ DATA = HERE.parent / "data"
 
 CASE_TIMEOUT_S = 10.0
 SANITIZED_SLOWDOWN = 6
+WALL_PER_CPU_S = 4  # wall-clock limit = CPU budget × this
 ADDRESS_SPACE_CAP = 4 << 30
 
 # Secrets planted on malformed lines: none of them may reach any output.
@@ -683,16 +685,21 @@ def snapshot(folder):
 
 
 def run(binary, args, timeout, cap):
+    # `timeout` is a budget of CPU seconds (a loop that never ends spends them, whatever the load of
+    # the machine: SIGXCPU); the wall-clock limit, for a program that waits forever, is looser so
+    # that a busy machine does not fail a case that spends its CPU well.
     def limit():
         if cap:
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        cpu_s = max(1, int(math.ceil(timeout)))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
         os.setsid()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", LC_ALL="C.UTF-8")
     start = time.monotonic()
     proc = subprocess.Popen([binary] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             preexec_fn=limit, env=env)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=timeout * WALL_PER_CPU_S)
         timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -783,7 +790,10 @@ def check_case(case, binary, root, cap, verbose):
         outputs += [r["out"], r["err"], r["json"]]
         where = f"report --profile {profile}"
         if r["timed_out"]:
-            problems.append(f"{where}: timed out after {case.timeout:.0f} s")
+            problems.append(f"{where}: timed out after {case.timeout * WALL_PER_CPU_S:.0f} s of wall clock")
+            continue
+        if r["rc"] == -signal.SIGXCPU:
+            problems.append(f"{where}: spent its CPU budget of {case.timeout:.0f} s (SIGXCPU)")
             continue
         if r["rc"] < 0:
             problems.append(f"{where}: killed by signal {signal.Signals(-r['rc']).name}")
