@@ -83,32 +83,36 @@ QChart::ChartTheme chartThemeFor(const QPalette &palette)
     return isDarkPalette(palette) ? QChart::ChartThemeDark : QChart::ChartThemeLight;
 }
 
-void applyPalette(QCustomPlot *plot, const QPalette &palette)
+void applyPalette(QCPAxisRect *rect, const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::WindowText);
     const QColor grid = palette.color(QPalette::Mid);
     QColor subGrid = grid;
     subGrid.setAlpha(60);
+    rect->setBackground(palette.brush(QPalette::Base));
+    const QList<QCPAxis *> axes = rect->axes();
+    for (QCPAxis *axis : axes) {
+        axis->setBasePen(QPen(text, 1));
+        axis->setTickPen(QPen(text, 1));
+        axis->setSubTickPen(QPen(text, 1));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+}
+
+void applyPalette(QCustomPlot *plot, const QPalette &palette)
+{
     plot->setBackground(palette.brush(QPalette::Base));
     const QList<QCPAxisRect *> rects = plot->axisRects();
-    for (QCPAxisRect *rect : rects) {
-        rect->setBackground(palette.brush(QPalette::Base));
-        const QList<QCPAxis *> axes = rect->axes();
-        for (QCPAxis *axis : axes) {
-            axis->setBasePen(QPen(text, 1));
-            axis->setTickPen(QPen(text, 1));
-            axis->setSubTickPen(QPen(text, 1));
-            axis->setTickLabelColor(text);
-            axis->setLabelColor(text);
-            axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-            axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
-            axis->grid()->setZeroLinePen(Qt::NoPen);
-        }
-    }
+    for (QCPAxisRect *rect : rects)
+        applyPalette(rect, palette);
     if (plot->legend) {
         plot->legend->setBrush(palette.brush(QPalette::Base));
-        plot->legend->setBorderPen(QPen(grid));
-        plot->legend->setTextColor(text);
+        plot->legend->setBorderPen(QPen(palette.color(QPalette::Mid)));
+        plot->legend->setTextColor(palette.color(QPalette::WindowText));
     }
 }
 

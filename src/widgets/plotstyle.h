@@ -7,6 +7,7 @@
 #include <QColor>
 #include <QPalette>
 
+class QCPAxisRect;
 class QCPLegend;
 class QCustomPlot;
 class QLabel;
@@ -29,6 +30,8 @@ QColor thresholdColor(const QPalette &palette);
 QChart::ChartTheme chartThemeFor(const QPalette &palette);
 /// Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPalette(QCustomPlot *plot, const QPalette &palette);
+/// The same for one axis rect, also one that is not in the plot's layout at the moment.
+void applyPalette(QCPAxisRect *rect, const QPalette &palette);
 
 /// WCAG 2 contrast ratio of two colours (1 … 21).
 double contrastRatio(const QColor &a, const QColor &b);

@@ -442,7 +442,7 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
     relayoutPanels();
     updateHbmRange();
     placeThresholdItems();
-    styleItems();
+    applyPalette(palette());  // the panels and series just made, in the plot's palette
     resetZoom();
 }
 
@@ -904,6 +904,10 @@ void TelemetryPlot::resetZoom()
 void TelemetryPlot::applyPalette(const QPalette &pal)
 {
     goblin::applyPalette(this, pal);
+    // Both panels, also the one out of the layout now: it comes back with the next run in this
+    // palette (an export under the dark theme drew its panels dark on the white page).
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
+        goblin::applyPalette(rect, pal);
     styleItems();
     replot(rpQueuedReplot);
 }
