@@ -862,7 +862,8 @@ void TelemetryPlot::placeThresholdItems()
 
 void TelemetryPlot::updateHbmRange()
 {
-    const double top = std::max({m_capacityGb, m_maxHbmUsedGb, 1.0}) * 1.08;
+    // 5 % over the capacity: its label fits, and kMinPanelHeightPx keeps a drag ≤ 1 % per pixel.
+    const double top = std::max({m_capacityGb, m_maxHbmUsedGb, 1.0}) * 1.05;
     m_hbmRect->axis(QCPAxis::atLeft)->setRange(0.0, top);
 }
 

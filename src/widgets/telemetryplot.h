@@ -31,8 +31,8 @@ class TelemetryPlot : public QCustomPlot
 public:
     enum class Line { None, GpuUtil, HbmTarget };
     /// The least height of a panel's plot area: 105 % (the utilisation axis) or 108 % of the
-    /// capacity (the HBM axis) over at least this many pixels is ≤ 1 % per pixel.
-    static constexpr int kMinPanelHeightPx = 112;
+    /// capacity (the HBM axis, to 1.05 × capacity) over at least this many pixels is ≤ 1 % per pixel.
+    static constexpr int kMinPanelHeightPx = 106;
 
     explicit TelemetryPlot(QWidget *parent = nullptr);
 
