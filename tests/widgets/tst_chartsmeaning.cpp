@@ -10,10 +10,13 @@
 #include "sweep.h"
 #include "telemetryplot.h"
 #include "testsupport.h"
+#include "thresholdpanel.h"
 #include "windowfixture.h"
 #include "workbenchsession.h"
 #include "workbenchview.h"
 
+#include <QLabel>
+#include <QSlider>
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -270,6 +273,22 @@ private slots:
         QVERIFY(shown);
         plot->endLineDrag();
         QVERIFY(plot->dragEffectText(TelemetryPlot::Line::GpuUtil).isEmpty());
+
+        // The same drag on the panel's slider: the note leads the line under it while held.
+        session.editor()->changeValue(ThresholdField::GpuUtilBelow, 30.0);
+        session.editor()->endGesture();
+        session.live()->flush();
+        ThresholdPanel panel(&session);
+        QSlider *slider = panel.slider(ThresholdField::GpuUtilBelow);
+        slider->setSliderDown(true);
+        slider->setValue(ThresholdPanel::sliderPosition(ThresholdField::GpuUtilBelow, 60.0));
+        session.live()->flush();
+        const QString crossing = panel.crossingLabel(ThresholdField::GpuUtilBelow)->text();
+        QVERIFY2(crossing.startsWith(QLatin1String("No effect on this run since 30.0 %")), qPrintable(crossing));
+        if (next != breaks.end())
+            QVERIFY2(crossing.contains(QString::number(*next, 'f', 2)), qPrintable(crossing));
+        slider->setSliderDown(false);
+        QVERIFY(!panel.crossingLabel(ThresholdField::GpuUtilBelow)->text().startsWith(QLatin1String("No effect")));
     }
 
     void spanAroundSwitches_data()
