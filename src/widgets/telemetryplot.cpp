@@ -200,7 +200,9 @@ void TelemetryPlot::buildBars()
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (std::size_t i = 0; i < series.size(); ++i) {
             auto *bars = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            bars->setWidth(0.6);
+            // A bar a few letters wide, not half the panel when there is one GPU.
+            bars->setWidthType(QCPBars::wtAxisRectRatio);
+            bars->setWidth(std::min(0.12, 0.6 / double(series.size())));
             bars->addData(double(i), series[i].value);
             bars->setName(series[i].name);
             bars->setProperty("colorIndex", series[i].colorIndex);
