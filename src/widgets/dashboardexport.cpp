@@ -112,6 +112,9 @@ void paintTelemetry(QPainter &p, const QRect &target, TelemetryPlot &plot, doubl
 {
     plot.setMaximumHeight(QWIDGETSIZE_MAX);  // the image decides the height, not the window's limits
     plot.resize(target.size());
+    // Legend columns for the image's width: a hidden widget gets no resize event, and toPixmap()
+    // lays out without the replot that fits them in the window.
+    fitLegendToWidth(plot.legend, target.width());
     const QPixmap pixmap = plot.toPixmap(target.width(), target.height(), dpr);
     p.drawPixmap(QRectF(target), pixmap, QRectF(pixmap.rect()));
 }

@@ -2,9 +2,11 @@
 
 #include "budgetformula.h"
 #include "customplot.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QEvent>
+#include <QLabel>
 #include <QWidget>
 #include <algorithm>
 #include <cmath>
@@ -18,18 +20,27 @@ bool isDarkPalette(const QPalette &palette)
 
 QPalette exportPalette()
 {
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0xff, 0xff, 0xff));
-    p.setColor(QPalette::WindowText, QColor(0x20, 0x20, 0x20));
-    p.setColor(QPalette::Base, QColor(0xff, 0xff, 0xff));
-    p.setColor(QPalette::AlternateBase, QColor(0xf3, 0xf3, 0xf3));
-    p.setColor(QPalette::Text, QColor(0x20, 0x20, 0x20));
-    p.setColor(QPalette::Mid, QColor(0xb0, 0xb0, 0xb0));
-    p.setColor(QPalette::Midlight, QColor(0xe0, 0xe0, 0xe0));
-    p.setColor(QPalette::Dark, QColor(0x80, 0x80, 0x80));
-    p.setColor(QPalette::PlaceholderText, QColor(0x70, 0x70, 0x70));
-    p.setColor(QPalette::Highlight, QColor(0x30, 0x8c, 0xc6));
-    p.setColor(QPalette::HighlightedText, QColor(0xff, 0xff, 0xff));
+    // Every role set, in every group: a default-constructed QPalette starts from the application's,
+    // so under a dark theme the roles left unset (Button, Light, Shadow, tooltips, …) came out dark
+    // on the white page.
+    QPalette p = lightPalette();
+    const QColor white(0xff, 0xff, 0xff), ink(0x20, 0x20, 0x20);
+    for (QPalette::ColorGroup g : {QPalette::Active, QPalette::Inactive, QPalette::Disabled}) {
+        p.setColor(g, QPalette::Window, white);
+        p.setColor(g, QPalette::Base, white);
+        p.setColor(g, QPalette::Button, white);
+        p.setColor(g, QPalette::AlternateBase, QColor(0xf3, 0xf3, 0xf3));
+        for (QPalette::ColorRole r : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText, QPalette::ToolTipText})
+            p.setColor(g, r, ink);
+        p.setColor(g, QPalette::Mid, QColor(0xb0, 0xb0, 0xb0));
+        p.setColor(g, QPalette::Midlight, QColor(0xe0, 0xe0, 0xe0));
+        p.setColor(g, QPalette::Dark, QColor(0x80, 0x80, 0x80));
+        // Secondary text on paper: 5.9:1 on white (printers lighten greys; 4.5:1 would fade).
+        p.setColor(g, QPalette::PlaceholderText, QColor(0x66, 0x66, 0x66));
+        p.setColor(g, QPalette::Highlight, QColor(0x30, 0x8c, 0xc6));
+        p.setColor(g, QPalette::HighlightedText, white);
+    }
+    p.setCurrentColorGroup(QPalette::Active);
     return p;
 }
 
@@ -72,32 +83,36 @@ QChart::ChartTheme chartThemeFor(const QPalette &palette)
     return isDarkPalette(palette) ? QChart::ChartThemeDark : QChart::ChartThemeLight;
 }
 
-void applyPalette(QCustomPlot *plot, const QPalette &palette)
+void applyPalette(QCPAxisRect *rect, const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::WindowText);
     const QColor grid = palette.color(QPalette::Mid);
     QColor subGrid = grid;
     subGrid.setAlpha(60);
+    rect->setBackground(palette.brush(QPalette::Base));
+    const QList<QCPAxis *> axes = rect->axes();
+    for (QCPAxis *axis : axes) {
+        axis->setBasePen(QPen(text, 1));
+        axis->setTickPen(QPen(text, 1));
+        axis->setSubTickPen(QPen(text, 1));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+}
+
+void applyPalette(QCustomPlot *plot, const QPalette &palette)
+{
     plot->setBackground(palette.brush(QPalette::Base));
     const QList<QCPAxisRect *> rects = plot->axisRects();
-    for (QCPAxisRect *rect : rects) {
-        rect->setBackground(palette.brush(QPalette::Base));
-        const QList<QCPAxis *> axes = rect->axes();
-        for (QCPAxis *axis : axes) {
-            axis->setBasePen(QPen(text, 1));
-            axis->setTickPen(QPen(text, 1));
-            axis->setSubTickPen(QPen(text, 1));
-            axis->setTickLabelColor(text);
-            axis->setLabelColor(text);
-            axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-            axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
-            axis->grid()->setZeroLinePen(Qt::NoPen);
-        }
-    }
+    for (QCPAxisRect *rect : rects)
+        applyPalette(rect, palette);
     if (plot->legend) {
         plot->legend->setBrush(palette.brush(QPalette::Base));
-        plot->legend->setBorderPen(QPen(grid));
-        plot->legend->setTextColor(text);
+        plot->legend->setBorderPen(QPen(palette.color(QPalette::Mid)));
+        plot->legend->setTextColor(palette.color(QPalette::WindowText));
     }
 }
 
@@ -159,7 +174,51 @@ protected:
     }
 };
 
+/// Re-sets a rich-text label's text when its palette changes: Qt colours a link when it parses
+/// the HTML (from the application palette of that moment), so without a new parse a theme switch
+/// left the old theme's link blue on the new background (1.7:1 on the dark window).
+class RichTextRefresher : public QObject
+{
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::PaletteChange) {
+            auto *label = static_cast<QLabel *>(watched);
+            const QString text = label->text();
+            if (!text.isEmpty()) {
+                label->clear();  // setText() of the same text would not parse it again
+                label->setText(text);
+            }
+        }
+        return false;
+    }
+};
+
 } // namespace
+
+void keepLinksInPalette(QLabel *label)
+{
+    label->installEventFilter(new RichTextRefresher(label));
+}
+
+void fitLegendToWidth(QCPLegend *legend, int width)
+{
+    // One row per `columns` items, as many columns as the widest item allows: a fixed wrap cut
+    // the last names of an eight-GPU legend off the right edge of a 1000 px export.
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int room = width - legend->margins().left() - legend->margins().right();
+    const int columns = std::max(1, (room + legend->columnSpacing()) / (widest + legend->columnSpacing()));
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(legend->fillOrder(), true);  // re-flows the items into the new wrap
+    }
+}
 
 void useSecondaryText(QWidget *widget)
 {

@@ -7,13 +7,17 @@
 #include <QColor>
 #include <QPalette>
 
+class QCPAxisRect;
+class QCPLegend;
 class QCustomPlot;
+class QLabel;
 class QWidget;
 
 namespace goblin {
 
 bool isDarkPalette(const QPalette &palette);
-/// The light palette exported images use whatever the desktop theme is.
+/// The print palette exported images use whatever the window's theme is: dark text on white,
+/// every role of every group set (nothing inherited from a dark application palette).
 QPalette exportPalette();
 
 /// Colour of budget row `index` (WasteBudget order; kUnattributedRow grey; kStepTimeRow = step time).
@@ -26,6 +30,8 @@ QColor thresholdColor(const QPalette &palette);
 QChart::ChartTheme chartThemeFor(const QPalette &palette);
 /// Axis, grid, text and background colours of a QCustomPlot from the palette.
 void applyPalette(QCustomPlot *plot, const QPalette &palette);
+/// The same for one axis rect, also one that is not in the plot's layout at the moment.
+void applyPalette(QCPAxisRect *rect, const QPalette &palette);
 
 /// WCAG 2 contrast ratio of two colours (1 … 21).
 double contrastRatio(const QColor &a, const QColor &b);
@@ -38,5 +44,10 @@ QColor secondaryTextColor(const QPalette &palette);
 /// Makes `widget` draw secondary text (foreground role PlaceholderText) in secondaryTextColor()
 /// of the palette it inherits, and keeps it so when the palette or theme changes.
 void useSecondaryText(QWidget *widget);
+/// Keeps the links of a rich-text `label` in the colour of the palette it shows: Qt colours a
+/// link once, when it parses the text, so the label parses it again on every palette change.
+void keepLinksInPalette(QLabel *label);
+/// Wraps `legend` into as many columns as fit in `width` pixels, so no item is cut at the edge.
+void fitLegendToWidth(QCPLegend *legend, int width);
 
 } // namespace goblin

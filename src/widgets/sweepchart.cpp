@@ -309,6 +309,13 @@ void SweepChart::redraw()
                                   : tr("Switch points: %1").arg(parts.join(QStringLiteral(", "))));
 }
 
+void SweepChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+        redraw();
+}
+
 bool SweepChart::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched != m_plot || !m_session->live()->analysis())

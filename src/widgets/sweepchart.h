@@ -69,6 +69,8 @@ public:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    /// A theme switch redraws the chart in the new palette (its colours are set when drawn).
+    void changeEvent(QEvent *event) override;
 
 private:
     void refresh();  ///< takes Derived's curve and redraws

@@ -4,6 +4,7 @@
 #include "formatting.h"
 #include "plotstyle.h"
 #include "run.h"
+#include "sweep.h"
 #include "traceranks.h"
 
 #include <QHelpEvent>
@@ -26,19 +27,26 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     : QCustomPlot(parent)
     , m_utilRect(axisRect(0))
     , m_hbmRect(new QCPAxisRect(this))
+    , m_panelGrid(new QCPLayoutGrid)
+    , m_marginGroup(new QCPMarginGroup(this))
 {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setNoAntialiasingOnDrag(true);
-    setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
+    setMinimumSize(320, minimumPlotHeight(true));
 
-    plotLayout()->addElement(1, 0, m_hbmRect);
+    // The panels live in a grid of their own (stacked, or side by side on a short screen), under
+    // the legend's row and over the note's.
+    plotLayout()->take(m_utilRect);
+    plotLayout()->simplify();
+    plotLayout()->addElement(0, 0, m_panelGrid);
+    m_panelGrid->addElement(0, 0, m_utilRect);
+    m_panelGrid->addElement(1, 0, m_hbmRect);
     // On the background layer like the default axis rect: drawn on "main", its background covered
     // whatever lies on the layers below (the step marks).
     m_hbmRect->setLayer(QStringLiteral("background"));
-    auto *margins = new QCPMarginGroup(this);
-    m_utilRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-    m_hbmRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_utilRect->setMarginGroup(QCP::msLeft | QCP::msRight, m_marginGroup);
+    m_hbmRect->setMarginGroup(QCP::msLeft | QCP::msRight, m_marginGroup);
 
     for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
         rect->setRangeDrag(Qt::Horizontal);
@@ -50,19 +58,16 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     m_utilRect->axis(QCPAxis::atLeft)->setRange(0.0, kUtilAxisMax);
     m_hbmRect->axis(QCPAxis::atLeft)->setLabel(tr("HBM used (GB)"));
     m_hbmRect->axis(QCPAxis::atBottom)->setLabel(tr("time (s)"));
-    // One time axis in effect: panning or zooming either panel moves both.
-    QCPAxis *utilTime = m_utilRect->axis(QCPAxis::atBottom);
-    QCPAxis *hbmTime = m_hbmRect->axis(QCPAxis::atBottom);
-    connect(utilTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), hbmTime,
-            qOverload<const QCPRange &>(&QCPAxis::setRange));
-    connect(hbmTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), utilTime,
-            qOverload<const QCPRange &>(&QCPAxis::setRange));
+    m_utilTimeTicker = m_utilRect->axis(QCPAxis::atBottom)->ticker();
+    m_hbmTimeTicker = m_hbmRect->axis(QCPAxis::atBottom)->ticker();
+    linkTimeAxes();
 
     // The legend in a row of its own above the panels: inside the util panel it covered the
     // samples (and a dragged line's label) once the panel is short or the node has eight GPUs.
     legend->setVisible(true);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setWrap(8);
+    legend->setColumnSpacing(12);
     m_utilRect->insetLayout()->take(legend);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, legend);
@@ -103,6 +108,8 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     createThresholdItems(m_hbmRect, m_hbmLine, m_hbmShade, m_hbmLabel);
     setCurrentLayer(QStringLiteral("main"));
     connect(this, &QCustomPlot::beforeReplot, this, [this] {
+        // As many legend columns as the width takes (an export's width is not the window's).
+        fitLegendToWidth(legend, width());
         for (QCPItemText *label : levelLabels())
             if (QCPAxisRect *rect = label->position->axisRect())
                 fitLabel(label, rect);
@@ -113,6 +120,172 @@ TelemetryPlot::TelemetryPlot(QWidget *parent)
     setRunLevels(NAN, std::nullopt);
     updateHbmRange();
     placeThresholdItems();
+}
+
+void TelemetryPlot::linkTimeAxes()
+{
+    // One time axis in effect: panning or zooming either panel moves both, while both are time
+    // axes (a panel of bars has GPUs on its axis).
+    QCPAxis *utilTime = m_utilRect->axis(QCPAxis::atBottom);
+    QCPAxis *hbmTime = m_hbmRect->axis(QCPAxis::atBottom);
+    connect(utilTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, hbmTime](const QCPRange &r) {
+        if (!m_utilBars && !m_hbmBars)
+            hbmTime->setRange(r);
+    });
+    connect(hbmTime, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this, utilTime](const QCPRange &r) {
+        if (!m_utilBars && !m_hbmBars)
+            utilTime->setRange(r);
+    });
+}
+
+int TelemetryPlot::minimumPlotHeight(bool sideBySide) const
+{
+    // Per row of panels: the plot area, its tick labels and axis title; plus the legend's row
+    // and the margins. Measured from the font, so a larger font keeps the panels' pixels.
+    const int line = fontMetrics().height();
+    const int rows = sideBySide ? 1 : 2;
+    return rows * (kMinPanelHeightPx + 3 * line + 12) + line + 16;
+}
+
+void TelemetryPlot::clearBars()
+{
+    for (QCPBars *bars : std::as_const(m_utilBarItems))
+        removePlottable(bars);
+    for (QCPBars *bars : std::as_const(m_hbmBarItems))
+        removePlottable(bars);
+    m_utilBarItems.clear();
+    m_hbmBarItems.clear();
+    m_utilBars = m_hbmBars = false;
+    m_utilRect->axis(QCPAxis::atBottom)->setTicker(m_utilTimeTicker);
+    m_hbmRect->axis(QCPAxis::atBottom)->setTicker(m_hbmTimeTicker);
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
+        rect->setRangeDrag(Qt::Horizontal);
+        rect->setRangeZoom(Qt::Horizontal);
+    }
+}
+
+namespace {
+
+/// Samples of a graph with a value (NaN gaps and N/A samples are none), and its first value.
+int finiteSamples(const QCPGraph *graph, double *first = nullptr)
+{
+    int count = 0;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+        if (std::isfinite(it->value)) {
+            if (count == 0 && first)
+                *first = it->value;
+            ++count;
+        }
+    return count;
+}
+
+/// Distinct times with a value: a step drawn as a flat segment is two points of one sample.
+int distinctSampleTimes(const QCPGraph *graph, bool stepSegments)
+{
+    const int points = finiteSamples(graph);
+    return stepSegments ? points / 2 : points;
+}
+
+} // namespace
+
+void TelemetryPlot::buildBars()
+{
+    clearBars();
+    struct Series {
+        QString name;
+        double value;
+        int colorIndex;
+    };
+    const auto barsFor = [this](QCPAxisRect *rect, const std::vector<Series> &series, QList<QCPBars *> &out) {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (std::size_t i = 0; i < series.size(); ++i) {
+            auto *bars = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            // A bar a few letters wide, not half the panel when there is one GPU.
+            bars->setWidthType(QCPBars::wtAxisRectRatio);
+            bars->setWidth(std::min(0.12, 0.6 / double(series.size())));
+            bars->addData(double(i), series[i].value);
+            bars->setName(series[i].name);
+            bars->setProperty("colorIndex", series[i].colorIndex);
+            bars->removeFromLegend();  // the axis names each bar
+            ticker->addTick(double(i), series[i].name);
+            out << bars;
+        }
+        rect->axis(QCPAxis::atBottom)->setTicker(ticker);
+        rect->axis(QCPAxis::atBottom)->setRange(-0.6, double(series.size()) - 0.4);
+        rect->setRangeDrag(Qt::Orientations());
+        rect->setRangeZoom(Qt::Orientations());
+    };
+
+    // Utilisation: telemetry's one row per GPU, or the trace's one step per device.
+    std::vector<Series> util;
+    bool utilShort = true;
+    const bool telemetry = !m_utilGraphs.isEmpty();
+    const QVector<QCPGraph *> &utilSource = telemetry ? m_utilGraphs : m_traceBusyGraphs;
+    for (int i = 0; i < utilSource.size(); ++i) {
+        if (distinctSampleTimes(utilSource[i], !telemetry) >= 2)
+            utilShort = false;
+        double value = NAN;
+        finiteSamples(utilSource[i], &value);
+        util.push_back({utilSource[i]->name(), value, i});
+    }
+    // Memory: telemetry's one row per GPU, or the allocator's one event per device (reserved).
+    std::vector<Series> hbm;
+    bool hbmShort = true;
+    if (telemetry) {
+        for (int i = 0; i < m_hbmGraphs.size(); ++i) {
+            double value = NAN;
+            const int n = finiteSamples(m_hbmGraphs[i], &value);
+            hbmShort = hbmShort && n < 2;
+            if (n > 0)
+                hbm.push_back({m_hbmGraphs[i]->name(), value, i});
+        }
+    } else {
+        for (QCPGraph *g : std::as_const(m_traceMemoryGraphs)) {
+            double value = NAN;
+            const int n = finiteSamples(g, &value);
+            hbmShort = hbmShort && n < 2;
+            if (g->property("reserved").toBool() && n > 0)
+                hbm.push_back({g->name(), value, g->property("deviceIndex").toInt()});
+        }
+    }
+    m_utilBars = !util.empty() && utilShort;
+    m_hbmBars = !hbm.empty() && hbmShort;
+    if (m_utilBars) {
+        barsFor(m_utilRect, util, m_utilBarItems);
+        for (QCPGraph *g : utilSource)
+            g->setVisible(false);
+    }
+    if (m_hbmBars) {
+        barsFor(m_hbmRect, hbm, m_hbmBarItems);
+        for (QCPGraph *g : telemetry ? m_hbmGraphs : m_traceMemoryGraphs)
+            g->setVisible(false);
+    }
+}
+
+void TelemetryPlot::shiftTimeToZero()
+{
+    // The run's start is 0: telemetry keeps the tool's clock (epoch or boot seconds) and the
+    // trace its own; a reader wants "how far into the run".
+    const double origin = m_timeMin;
+    if (!std::isfinite(origin) || origin == 0.0)
+        return;
+    for (int i = 0; i < graphCount(); ++i) {
+        QSharedPointer<QCPGraphDataContainer> data = graph(i)->data();
+        for (auto it = data->begin(); it != data->end(); ++it)
+            it->key -= origin;
+    }
+    for (QCPItemLine *line : std::as_const(m_stepLines)) {
+        line->start->setCoords(line->start->coords().x() - origin, line->start->coords().y());
+        line->end->setCoords(line->end->coords().x() - origin, line->end->coords().y());
+    }
+    for (QCPItemRect *r : std::as_const(m_stepShades)) {
+        r->topLeft->setCoords(r->topLeft->coords().x() - origin, r->topLeft->coords().y());
+        r->bottomRight->setCoords(r->bottomRight->coords().x() - origin, r->bottomRight->coords().y());
+    }
+    for (double &t : m_stepTimes)
+        t -= origin;
+    m_timeMax -= origin;
+    m_timeMin = 0.0;
 }
 
 QCPItemStraightLine *TelemetryPlot::createLevelLine(QCPAxisRect *rect, QCPItemText *&label)
@@ -259,12 +432,19 @@ void TelemetryPlot::rebuild(const SmiTelemetry *telemetry, const RunAnalysis *ru
     m_memorySource = hasTelemetry ? (telemetryHbm || m_traceMemoryPeakGb > 0.0 ? Source::Telemetry : Source::None)
                      : !m_traceMemoryGraphs.isEmpty() ? Source::Trace
                                                       : Source::None;
+    if (run && hasTelemetry && run->smi.placement.placed) {
+        // The first step may start before the first sample: the axis starts at whichever is first.
+        for (double t : std::as_const(m_stepTimes))
+            m_timeMin = std::min(m_timeMin, t);
+    }
+    shiftTimeToZero();
+    buildBars();
     m_emptyText->setVisible(false);
     m_traceKnown = run != nullptr;
     relayoutPanels();
     updateHbmRange();
     placeThresholdItems();
-    styleItems();
+    applyPalette(palette());  // the panels and series just made, in the plot's palette
     resetZoom();
 }
 
@@ -494,28 +674,47 @@ QString TelemetryPlot::noteText() const
 void TelemetryPlot::relayoutPanels()
 {
     QCPLayoutGrid *grid = plotLayout();
-    for (QCPLayoutElement *e : {static_cast<QCPLayoutElement *>(legend), static_cast<QCPLayoutElement *>(m_utilRect),
-                                static_cast<QCPLayoutElement *>(m_hbmRect), static_cast<QCPLayoutElement *>(m_note)})
+    for (QCPLayoutElement *e : {static_cast<QCPLayoutElement *>(legend), static_cast<QCPLayoutElement *>(m_panelGrid),
+                                static_cast<QCPLayoutElement *>(m_note)})
         if (grid->elements(false).contains(e))
             grid->take(e);
     grid->simplify();
+    for (QCPLayoutElement *e : {static_cast<QCPLayoutElement *>(m_utilRect), static_cast<QCPLayoutElement *>(m_hbmRect)})
+        if (m_panelGrid->elements(false).contains(e))
+            m_panelGrid->take(e);
+    m_panelGrid->simplify();
     int row = 0;
     const auto add = [&](QCPLayoutElement *e, double stretch) {
         grid->addElement(row, 0, e);
         grid->setRowStretchFactor(row, stretch);
         ++row;
     };
-    legend->setVisible(!m_utilGraphs.isEmpty() || !m_traceBusyGraphs.isEmpty());
+    // The legend names the curves; bars are named on their axis.
+    legend->setVisible((!m_utilGraphs.isEmpty() || !m_traceBusyGraphs.isEmpty()) && !m_utilBars);
     if (legend->visible())
         add(legend, 0.001);
     // A panel with nothing to draw leaves the layout and is hidden with its axes, grid and items,
     // so its space goes to the other panel (or the plot shrinks to the note).
     m_utilRect->setVisible(utilPanelShown());
     m_hbmRect->setVisible(hbmPanelShown());
-    if (utilPanelShown())
-        add(m_utilRect, 1.0);
-    if (hbmPanelShown())
-        add(m_hbmRect, 1.0);
+    // Side by side where stacking would leave a panel under kMinPanelHeightPx (a 1366×768 screen):
+    // a threshold dragged over 44 px moved 2.3 % per pixel.
+    m_sideBySide = utilPanelShown() && hbmPanelShown() && height() < minimumPlotHeight(false);
+    int cell = 0;
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
+        if (!rect->visible())
+            continue;
+        m_panelGrid->addElement(m_sideBySide ? 0 : cell, m_sideBySide ? cell : 0, rect);
+        ++cell;
+    }
+    // Stacked panels align their left and right edges, side-by-side ones their top and bottom.
+    const QCP::MarginSides aligned = m_sideBySide ? (QCP::msTop | QCP::msBottom) : (QCP::msLeft | QCP::msRight);
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect}) {
+        rect->setMarginGroup(QCP::msAll, nullptr);
+        rect->setMarginGroup(aligned, m_marginGroup);
+    }
+    if (cell > 0)
+        add(m_panelGrid, 1.0);
     const QString note = noteText();
     m_note->setText(note);
     m_note->setVisible(!note.isEmpty());
@@ -532,7 +731,10 @@ void TelemetryPlot::relayoutPanels()
         // under the note (a capped Expanding plot kept claiming it).
         setSizePolicy(sizePolicy().horizontalPolicy(), QSizePolicy::Fixed);
     } else {
-        setMinimumSize(320, 170);  // the window must fit a 1366×768 screen
+        // Side by side is always possible: the least height keeps one row of panels at
+        // kMinPanelHeightPx (plus a line for a note).
+        const int noteLines = note.isEmpty() ? 0 : fontMetrics().height() + 4;
+        setMinimumSize(320, minimumPlotHeight(true) + noteLines);
         setMaximumHeight(QWIDGETSIZE_MAX);
         setSizePolicy(sizePolicy().horizontalPolicy(), QSizePolicy::Expanding);
     }
@@ -543,7 +745,8 @@ void TelemetryPlot::relayoutPanels()
 
 void TelemetryPlot::updateAxisLabels()
 {
-    const bool compact = height() < 260;
+    // Short axis titles on short panels, or the two overlap.
+    const bool compact = (m_sideBySide ? height() : height() / 2) < 130;
     const bool trace = m_utilSource == Source::Trace;
     m_utilRect->axis(QCPAxis::atLeft)
         ->setLabel(trace ? (compact ? tr("busy (%)") : tr("GPU busy per step (%)"))
@@ -553,10 +756,16 @@ void TelemetryPlot::updateAxisLabels()
         ->setLabel(traceMemory ? (compact ? tr("mem (GB)") : tr("trace memory (GB)"))
                                : (compact ? tr("HBM (GB)") : tr("HBM used (GB)")));
     const QString time = m_utilSource == Source::Telemetry || m_memorySource == Source::Telemetry
-                             ? tr("time (s)")
-                             : tr("time from the first step (s)");
-    m_utilRect->axis(QCPAxis::atBottom)->setLabel(hbmPanelShown() ? QString() : time);
-    m_hbmRect->axis(QCPAxis::atBottom)->setLabel(time);
+                             ? tr("time from the first sample (s)")
+                             : tr("time from the run's start (s)");
+    const bool telemetry = m_utilSource == Source::Telemetry;
+    const QString utilBars = telemetry ? tr("one sample per GPU: no time series") : tr("one step per device: no time series");
+    const QString hbmBars = m_memorySource == Source::Telemetry ? tr("one sample per GPU: no time series")
+                                                                : tr("one memory event per device: no time series");
+    // Stacked time panels share the lower one's title; bars and side-by-side panels each have one.
+    const bool shared = hbmPanelShown() && !m_sideBySide && !m_utilBars && !m_hbmBars;
+    m_utilRect->axis(QCPAxis::atBottom)->setLabel(m_utilBars ? utilBars : shared ? QString() : time);
+    m_hbmRect->axis(QCPAxis::atBottom)->setLabel(m_hbmBars ? hbmBars : time);
     for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
         rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(compact ? 2 : 5);
 }
@@ -633,13 +842,20 @@ void TelemetryPlot::placeThresholdItems()
     m_utilShade->topLeft->setCoords(0.0, m_utilPct);
     anchorLabel(m_utilLabel, m_utilRect, 1.0, m_utilPct, Qt::AlignRight);
     const QString drag = m_interactiveHints ? tr(" (drag)") : QString();
-    m_utilLabel->setText(tr("GPU util threshold %1").arg(formatPercent(m_utilPct)) + drag);
+    // While dragged: whether the drag so far changed anything, and where the next switch is.
+    const auto effect = [this](Line line) {
+        const QString text = dragEffectText(line);
+        return text.isEmpty() ? QString() : QStringLiteral(" — ") + text;
+    };
+    m_utilLabel->setText(tr("GPU util threshold %1").arg(formatPercent(m_utilPct))
+                         + (m_drag == Line::GpuUtil ? effect(Line::GpuUtil) : drag));
 
     const double targetGb = hbmTargetLineGb();
     setHorizontal(m_hbmLine, targetGb);
     m_hbmShade->topLeft->setCoords(0.0, targetGb);
     anchorLabel(m_hbmLabel, m_hbmRect, 1.0, targetGb, Qt::AlignRight);
-    m_hbmLabel->setText(tr("HBM target %1 = %2").arg(formatPercent(m_hbmTargetPct), formatGb(targetGb)) + drag);
+    m_hbmLabel->setText(tr("HBM target %1 = %2").arg(formatPercent(m_hbmTargetPct), formatGb(targetGb))
+                        + (m_drag == Line::HbmTarget ? effect(Line::HbmTarget) : drag));
 
     setHorizontal(m_capacityLine, m_capacityGb);
     anchorLabel(m_capacityLabel, m_hbmRect, 0.5, m_capacityGb, Qt::AlignHCenter);
@@ -648,7 +864,8 @@ void TelemetryPlot::placeThresholdItems()
 
 void TelemetryPlot::updateHbmRange()
 {
-    const double top = std::max({m_capacityGb, m_maxHbmUsedGb, 1.0}) * 1.08;
+    // 5 % over the capacity: its label fits, and kMinPanelHeightPx keeps a drag ≤ 1 % per pixel.
+    const double top = std::max({m_capacityGb, m_maxHbmUsedGb, 1.0}) * 1.05;
     m_hbmRect->axis(QCPAxis::atLeft)->setRange(0.0, top);
 }
 
@@ -677,7 +894,11 @@ void TelemetryPlot::setInteractiveHints(bool show)
 void TelemetryPlot::resetZoom()
 {
     const double pad = (m_timeMax - m_timeMin) * 0.01;
-    m_utilRect->axis(QCPAxis::atBottom)->setRange(m_timeMin - pad, m_timeMax + pad);
+    // Both panels: the time axes are linked only while neither is a panel of bars.
+    if (!m_utilBars)
+        m_utilRect->axis(QCPAxis::atBottom)->setRange(m_timeMin - pad, m_timeMax + pad);
+    if (!m_hbmBars)
+        m_hbmRect->axis(QCPAxis::atBottom)->setRange(m_timeMin - pad, m_timeMax + pad);
     m_utilRect->axis(QCPAxis::atLeft)->setRange(0.0, kUtilAxisMax);
     updateHbmRange();
     replot(rpQueuedReplot);
@@ -686,6 +907,10 @@ void TelemetryPlot::resetZoom()
 void TelemetryPlot::applyPalette(const QPalette &pal)
 {
     goblin::applyPalette(this, pal);
+    // Both panels, also the one out of the layout now: it comes back with the next run in this
+    // palette (an export under the dark theme drew its panels dark on the white page).
+    for (QCPAxisRect *rect : {m_utilRect, m_hbmRect})
+        goblin::applyPalette(rect, pal);
     styleItems();
     replot(rpQueuedReplot);
 }
@@ -706,6 +931,11 @@ void TelemetryPlot::styleItems()
     }
     for (int i = 0; i < m_traceBusyGraphs.size(); ++i)
         m_traceBusyGraphs[i]->setPen(QPen(graphColor(i), 2.0));
+    for (QCPBars *bars : m_utilBarItems + m_hbmBarItems) {
+        const QColor color = graphColor(bars->property("colorIndex").toInt());
+        bars->setPen(QPen(color.darker(130), 1.0));
+        bars->setBrush(color);
+    }
     for (QCPGraph *g : std::as_const(m_traceMemoryGraphs)) {
         const bool reserved = g->property("reserved").toBool();
         g->setPen(QPen(graphColor(g->property("deviceIndex").toInt()), reserved ? 1.2 : 1.8,
@@ -791,11 +1021,62 @@ double TelemetryPlot::valueAt(Line line, const QPointF &pos) const
     return 0.0;
 }
 
+void TelemetryPlot::setSwitchValues(Line line, std::vector<double> valuesPct, bool gatesOnly)
+{
+    std::sort(valuesPct.begin(), valuesPct.end());
+    if (line == Line::HbmTarget) {
+        m_hbmSwitches = std::move(valuesPct);
+        m_hbmGatesOnly = gatesOnly;
+    } else if (line == Line::GpuUtil) {
+        m_utilSwitches = std::move(valuesPct);
+        m_utilGatesOnly = gatesOnly;
+    }
+    if (m_drag != Line::None)
+        placeThresholdItems();
+}
+
+void TelemetryPlot::setSwitchesFrom(const RunAnalysis *run, const Derived &derived)
+{
+    if (!run) {
+        setSwitchValues(Line::GpuUtil, {}, true);
+        setSwitchValues(Line::HbmTarget, {}, false);
+        return;
+    }
+    // The plan Derived holds: a drag must not cut the span again.
+    setSwitchValues(Line::GpuUtil,
+                    sweepBreakpoints(*run, derived.profile, derived.thresholds, SweepThreshold::GpuUtilBelow, &derived.plan),
+                    true);
+    setSwitchValues(Line::HbmTarget,
+                    sweepBreakpoints(*run, derived.profile, derived.thresholds, SweepThreshold::HbmTarget, &derived.plan),
+                    false);
+}
+
+QString TelemetryPlot::dragEffectText(Line line) const
+{
+    if (m_drag != line || line == Line::None)
+        return {};
+    const bool util = line == Line::GpuUtil;
+    const std::vector<double> &switches = util ? m_utilSwitches : m_hbmSwitches;
+    const double now = util ? m_utilPct : m_hbmTargetPct;
+    const ThresholdSpan span = thresholdSpanAround(switches, now, util ? m_utilGatesOnly : m_hbmGatesOnly);
+    if (!span.flat || !span.contains(m_dragStartPct))
+        return {};  // the drag crossed a switch (or the budget follows the line here)
+    const bool up = now >= m_dragStartPct;
+    const std::optional<double> next = up ? span.switchAbove : span.switchBelow;
+    const std::optional<double> other = up ? span.switchBelow : span.switchAbove;
+    if (next)
+        return tr("no effect on this run; next switch %1 %2").arg(formatPercent(*next, 2), up ? tr("up") : tr("down"));
+    if (other)
+        return tr("no effect on this run; next switch %1 %2").arg(formatPercent(*other, 2), up ? tr("down") : tr("up"));
+    return tr("no effect on this run at any value");
+}
+
 bool TelemetryPlot::beginLineDrag(const QPointF &pos)
 {
     m_drag = lineAt(pos);
     if (m_drag == Line::None)
         return false;
+    m_dragStartPct = m_drag == Line::GpuUtil ? m_utilPct : m_hbmTargetPct;
     setCursor(Qt::SizeVerCursor);
     return true;
 }
@@ -817,6 +1098,8 @@ void TelemetryPlot::endLineDrag()
     const ThresholdField field = m_drag == Line::GpuUtil ? ThresholdField::GpuUtilBelow : ThresholdField::HbmTarget;
     m_drag = Line::None;
     unsetCursor();
+    placeThresholdItems();  // back to the "(drag)" hint
+    scheduleOverlayReplot();
     emit dragFinished(field);
 }
 
@@ -885,6 +1168,9 @@ void TelemetryPlot::resizeEvent(QResizeEvent *event)
     // Short panels (a 1366×768 screen): short axis titles, or the two overlap. height() is the
     // new size already.
     QCustomPlot::resizeEvent(event);
+    const bool sideBySide = utilPanelShown() && hbmPanelShown() && height() < minimumPlotHeight(false);
+    if (sideBySide != m_sideBySide)
+        relayoutPanels();
     updateAxisLabels();
 }
 

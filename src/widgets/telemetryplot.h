@@ -7,9 +7,11 @@
 #include "thresholdeditor.h"
 
 #include <optional>
+#include <vector>
 
 namespace goblin {
 
+struct Derived;
 struct RunAnalysis;
 struct SmiTelemetry;
 
@@ -18,12 +20,19 @@ struct SmiTelemetry;
 /// of each line that counts as waste is shaded. Samples are set once per run; the threshold
 /// lines and shading live on their own buffered layer, so a drag repaints only that layer
 /// (queued, at most once per event-loop pass). Wheel zooms and drag pans the time axis;
-/// R, Home or 0 resets the zoom.
+/// R, Home or 0 resets the zoom. Time starts at 0 at the run's first sample or event.
+/// A panel whose every series has fewer than two samples (one telemetry row per GPU, one step
+/// per device) is no time series: it draws one bar per GPU or rank instead of a dot or a flat
+/// segment on a time axis. Each panel keeps kMinPanelHeightPx, so dragging a threshold moves
+/// it at most 1 % per pixel; where the height is short the panels stand side by side.
 class TelemetryPlot : public QCustomPlot
 {
     Q_OBJECT
 public:
     enum class Line { None, GpuUtil, HbmTarget };
+    /// The least height of a panel's plot area: 105 % (the utilisation axis) or 108 % of the
+    /// capacity (the HBM axis, to 1.05 × capacity) over at least this many pixels is ≤ 1 % per pixel.
+    static constexpr int kMinPanelHeightPx = 106;
 
     explicit TelemetryPlot(QWidget *parent = nullptr);
 
@@ -52,6 +61,22 @@ public:
     /// The note for the panels left out ("No telemetry and no memory events in this trace"),
     /// empty when both are drawn.
     QString noteText() const;
+    /// Panels drawn as one bar per GPU or rank (fewer than two samples in every series).
+    bool utilAsBars() const { return m_utilBars; }
+    bool hbmAsBars() const { return m_hbmBars; }
+    /// The bars of a panel drawn as bars: one per GPU, rank or device, in legend order.
+    QList<QCPBars *> barsOf(Line panel) const { return panel == Line::HbmTarget ? m_hbmBarItems : m_utilBarItems; }
+    /// The panels stand side by side (the plot is too short to stack them at kMinPanelHeightPx).
+    bool panelsSideBySide() const { return m_sideBySide; }
+    /// The threshold values at which this run's budget changes (sweepBreakpoints(), in the
+    /// line's unit: %); `gatesOnly` as thresholdSpanAround() takes it. A drag that crosses none
+    /// of them says "no effect on this run" and the next switch beside the line.
+    void setSwitchValues(Line line, std::vector<double> valuesPct, bool gatesOnly);
+    /// Both lines' switches for `run` at `derived`'s thresholds (none without a run).
+    void setSwitchesFrom(const RunAnalysis *run, const Derived &derived);
+    /// The note beside a line while it is dragged ("no effect on this run — next switch 72.40 % up"),
+    /// empty when the drag changes the budget or no drag is under way.
+    QString dragEffectText(Line line) const;
     int traceBusyGraphCount() const { return int(m_traceBusyGraphs.size()); }
     QCPGraph *traceBusyGraph(int index) const { return m_traceBusyGraphs.value(index); }
     /// The trace allocator's peak (reserved or allocated, GB = 1e9 bytes) over its devices; 0 without.
@@ -125,6 +150,13 @@ protected:
 
 private:
     void rebuild(const SmiTelemetry *telemetry, const RunAnalysis *run, int rankIndex = 0);
+    /// Moves every series and step mark so the time axis starts at 0 (m_timeMin).
+    void shiftTimeToZero();
+    /// Bars per series for the panels whose series are too short to be a curve.
+    void buildBars();
+    void clearBars();
+    int minimumPlotHeight(bool sideBySide) const;
+    void linkTimeAxes();
     void addTraceBusy(const RunAnalysis &run);
     void addTraceMemory(const RunAnalysis &run, bool asCurves, int rankIndex);
     void addStepMarks(const RunAnalysis &run);
@@ -147,6 +179,20 @@ private:
 
     QCPAxisRect *m_utilRect;
     QCPAxisRect *m_hbmRect;
+    QCPLayoutGrid *m_panelGrid;  ///< the two panels, stacked or side by side
+    QCPMarginGroup *m_marginGroup;
+    QSharedPointer<QCPAxisTicker> m_utilTimeTicker;
+    QSharedPointer<QCPAxisTicker> m_hbmTimeTicker;
+    QList<QCPBars *> m_utilBarItems;
+    QList<QCPBars *> m_hbmBarItems;
+    bool m_utilBars = false;
+    bool m_hbmBars = false;
+    bool m_sideBySide = false;
+    std::vector<double> m_utilSwitches;
+    std::vector<double> m_hbmSwitches;
+    bool m_utilGatesOnly = true;
+    bool m_hbmGatesOnly = false;
+    double m_dragStartPct = 0.0;
     QCPLayer *m_thresholdLayer;
     QVector<QCPGraph *> m_utilGraphs;
     QVector<QCPGraph *> m_hbmGraphs;

@@ -60,6 +60,28 @@ QString nextSwitchText(const RunAnalysis &run, const Derived &derived, SweepThre
                                  .arg(parts.join(QStringLiteral(", ")));
 }
 
+/// "No effect on this run since 30.0 %. ": a slider drag from `start` that crossed none of the
+/// threshold's switches (sweepBreakpoints(), thresholdSpanAround()); empty otherwise.
+QString noEffectText(ThresholdField field, const RunAnalysis &run, const Derived &derived, double start)
+{
+    std::optional<SweepThreshold> which;
+    switch (field) {
+    case ThresholdField::GpuUtilBelow: which = SweepThreshold::GpuUtilBelow; break;
+    case ThresholdField::HostBusyAbove: which = SweepThreshold::HostBusyAbove; break;
+    case ThresholdField::HbmTarget: which = SweepThreshold::HbmTarget; break;
+    default: return {};
+    }
+    const double now = thresholdValue(derived.thresholds, field);
+    if (now == start)
+        return {};
+    const std::vector<double> breaks = sweepBreakpoints(run, derived.profile, derived.thresholds, *which, &derived.plan);
+    const ThresholdSpan span = thresholdSpanAround(breaks, now, *which != SweepThreshold::HbmTarget);
+    if (!span.flat || !span.contains(start))
+        return {};
+    return QCoreApplication::translate("goblin::ThresholdPanel", "No effect on this run since %1. ")
+        .arg(field == ThresholdField::HostBusyAbove ? formatNumber(start, 2) : formatPercent(start));
+}
+
 /// "3 of 8 steps now" (steps whose data-wait gate is met on some device), or the run's gate
 /// when the budget has no steps shown one by one.
 QString gatedStepsText(const Derived &derived)
@@ -281,7 +303,12 @@ ThresholdPanel::ThresholdPanel(WorkbenchSession *session, QWidget *parent)
         connect(row.slider, &QSlider::valueChanged, this, [editor, field](int position) {
             editor->changeValue(field, sliderValue(field, position));
         });
+        connect(row.slider, &QSlider::sliderPressed, this, [this, field] {
+            Row &r = m_rows[std::size_t(field)];
+            r.dragStart = thresholdValue(m_session->live()->thresholds(), field);
+        });
         connect(row.slider, &QSlider::sliderReleased, editor, &ThresholdEditor::endGesture);
+        connect(row.slider, &QSlider::sliderReleased, this, &ThresholdPanel::syncRunValues);
         connect(row.spin, &QDoubleSpinBox::valueChanged, this,
                 [editor, field](double value) { editor->changeValue(field, value); });
         connect(row.spin, &QDoubleSpinBox::editingFinished, editor, &ThresholdEditor::endGesture);
@@ -388,7 +415,10 @@ void ThresholdPanel::syncRunValues()
         row.state->clear();
         // What the knob does, with this run's numbers, under it and in every tooltip of its row.
         const ThresholdFieldInfo info = thresholdFieldInfo(ThresholdField(i));
-        const QString crossing = analysis ? crossingText(ThresholdField(i), live->run().get(), live->derived()) : QString();
+        QString crossing = analysis ? crossingText(ThresholdField(i), live->run().get(), live->derived()) : QString();
+        // While the slider is held: a drag that has crossed no switch says so first.
+        if (analysis && row.slider->isSliderDown())
+            crossing = noEffectText(ThresholdField(i), *live->run(), live->derived(), row.dragStart) + crossing;
         row.crossing->setText(crossing);
         row.crossing->setVisible(!crossing.isEmpty());
         const QString more = crossingHelp(ThresholdField(i));

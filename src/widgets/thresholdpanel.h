@@ -59,6 +59,7 @@ private:
         QLabel *state = nullptr;
         QSlider *slider = nullptr;
         QDoubleSpinBox *spin = nullptr;
+        double dragStart = 0.0;  ///< the value when the slider was taken (the "no effect" note)
     };
     void syncThresholds(const Thresholds &thresholds);
     void syncRunValues();

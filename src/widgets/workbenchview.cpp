@@ -134,6 +134,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_topAdvice->setTextFormat(Qt::RichText);
     m_topAdvice->setTextInteractionFlags(Qt::TextBrowserInteraction);
     m_topAdvice->setOpenExternalLinks(false);
+    keepLinksInPalette(m_topAdvice);  // the link's colour follows a theme switch
     m_topAdvice->setToolTip(tr("The largest piece of advice; the link shows every piece in the Advice view"));
     connect(m_topAdvice, &QLabel::linkActivated, this, [this] { showView(AdvicePage); });
 
@@ -667,6 +668,8 @@ void WorkbenchView::onMetricsChanged()
 {
     // The step plan decides whether unmarked spans are cut into N (derived.h): the timeline follows it.
     m_timeline->setTimelineCut(m_session->live()->derived().timelineCut);
+    const LiveAnalysis *live = m_session->live();
+    m_telemetryPlot->setSwitchesFrom(live->analysis() ? live->run().get() : nullptr, live->derived());
     updateLevels();
     updateTopAdvice();
 }

@@ -315,4 +315,18 @@ std::vector<SweepPoint> sampledPoints(const std::vector<SweepPoint> &curve)
     return out;
 }
 
+ThresholdSpan thresholdSpanAround(const std::vector<double> &sortedSwitches, double value, bool gatesOnly)
+{
+    ThresholdSpan span;
+    const auto above = std::upper_bound(sortedSwitches.begin(), sortedSwitches.end(), value);
+    if (above != sortedSwitches.end())
+        span.switchAbove = *above;
+    const auto below = std::lower_bound(sortedSwitches.begin(), sortedSwitches.end(), value);
+    if (below != sortedSwitches.begin())
+        span.switchBelow = *std::prev(below);
+    const bool atSwitch = below != sortedSwitches.end() && *below == value;
+    span.flat = !atSwitch && (gatesOnly || !span.switchBelow);
+    return span;
+}
+
 } // namespace goblin

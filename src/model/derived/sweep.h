@@ -43,6 +43,24 @@ std::vector<SweepPoint> sweepRun(const RunAnalysis &run, HeuristicsProfile profi
 std::vector<double> sweepBreakpoints(const RunAnalysis &run, HeuristicsProfile profile, const Thresholds &base,
                                      SweepThreshold which, const StepPlan *plan = nullptr);
 
+/// Where a threshold's value lies among its switches (sweepBreakpoints(), sorted): the nearest
+/// switch below and above it, and whether the run's budget is the same anywhere strictly between
+/// them. `gatesOnly`: the threshold acts only through gates that flip at the switches (GPU util
+/// below, host busy above), so the budget is flat between any two; false (HBM target): flat only
+/// below the first switch, above it the headroom follows the line. No switches at all: flat
+/// everywhere (the threshold moves nothing on this run). A value exactly at a switch is not flat.
+struct ThresholdSpan {
+    bool flat = false;
+    std::optional<double> switchBelow;
+    std::optional<double> switchAbove;
+    /// `v` lies strictly between the switches around the value (no switch crossed from there).
+    bool contains(double v) const
+    {
+        return (!switchBelow || v > *switchBelow) && (!switchAbove || v < *switchAbove);
+    }
+};
+ThresholdSpan thresholdSpanAround(const std::vector<double> &sortedSwitches, double value, bool gatesOnly);
+
 /// sweepRun() over `values` plus both sides (side −1, +1) of every switch inside [first, last
 /// value]: at each breakpoint, and — for a switch no data value explains (a bucket capped at
 /// another, e.g. the host gap emptied by memory headroom) — at the value bisection finds to the
