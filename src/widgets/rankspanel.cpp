@@ -106,7 +106,7 @@ RanksPanel::RanksPanel(LiveAnalysis *live, QWidget *parent)
     auto *collectivesSplit = new QSplitter(Qt::Horizontal, this);
     collectivesSplit->addWidget(m_collectivesTable);
     collectivesSplit->addWidget(m_collectiveRanksTable);
-    collectivesSplit->setStretchFactor(0, 3);
+    collectivesSplit->setStretchFactor(0, 2);
     collectivesSplit->setStretchFactor(1, 1);
     collectivesSplit->setChildrenCollapsible(false);
     auto *collectivesBox = new QWidget(this);
@@ -218,6 +218,8 @@ void RanksPanel::onRunChanged()
     // Collectives are few and fixed at load: computed here, once per run.
     m_collectives->setAnalysis(m_live->run() ? analyzeCollectives(*m_live->run()) : CollectiveAnalysis());
     m_collectiveRanks->setAnalysis(m_collectives->analysis());
+    // Waits need another rank: one rank's table would stay empty.
+    m_collectiveRanksTable->setVisible(m_collectives->analysis().ranks >= 2);
     m_collectivesLine->setText(m_live->run() ? m_collectives->summaryText() : QString());
     fitColumns();
     redrawChart();

@@ -511,7 +511,9 @@ std::optional<CollectiveHeadline> biggestCollective(const RunAnalysis &run)
     } else {
         text += QStringLiteral(", bus bandwidth %1 GB/s").arg(formatNumber(*r.busbwGbps, 1));
         if (r.groupSize && *r.groupSize > 8)
-            text += QStringLiteral(" across %1 ranks (more than one node's GPUs: the network bounds it, not the GPU link)").arg(*r.groupSize);
+            text += QStringLiteral(" across %1%2 ranks (more than one node's GPUs: the network bounds it, not the GPU link)")
+                        .arg(r.groupSizeState == ValueState::Estimated ? QStringLiteral("an estimated ") : QString())
+                        .arg(*r.groupSize);
         else if (h.link.perDirectionGbps)
             text += QStringLiteral(" against the %1's %2 GB/s per direction (%3 % of it)")
                         .arg(h.link.link, formatNumber(*h.link.perDirectionGbps, 0),
