@@ -403,12 +403,64 @@ CollectiveAnalysis analyzeCollectives(const std::vector<CollectiveRankTrace> &tr
     return out;
 }
 
+namespace {
+
+/// The collective an NCCL/RCCL kernel's name says ("ncclDevKernel_AllGather_RING_LL(…)" →
+/// "AllGather"); empty for a name that is no NCCL/RCCL kernel.
+QString collectiveOfKernel(const std::string &name)
+{
+    for (const char *prefix : {"ncclDevKernel_", "ncclKernel_"}) {
+        const std::string p(prefix);
+        if (name.compare(0, p.size(), p) == 0) {
+            const std::string rest = name.substr(p.size());
+            return QString::fromStdString(rest.substr(0, rest.find_first_of("_(")));
+        }
+    }
+    if (name.compare(0, 4, "rccl") == 0 || name.compare(0, 4, "nccl") == 0)
+        return QString::fromStdString(name.substr(0, name.find('(')));
+    return {};
+}
+
+/// A kernel trace without a Kineto trace (rocprofv3, rocpd, Nsight): its NCCL/RCCL kernels by
+/// name, calls and time; their sizes are unknown.
+void addKernelTraceRows(const RunAnalysis &run, CollectiveAnalysis &out)
+{
+    const KernelReading &reading = run.kernels.workbench;
+    for (size_t id = 0; id < reading.perName.size() && id < run.kernels.names.size(); ++id) {
+        const KernelNameStats &stats = reading.perName[id];
+        if (stats.calls == 0)
+            continue;
+        const QString collective = collectiveOfKernel(run.kernels.names[id]);
+        if (collective.isEmpty())
+            continue;
+        CollectiveRow row;
+        row.collective = collective;
+        row.kind = collectiveKind(collective);
+        row.kernelName = QString::fromStdString(run.kernels.names[id]);
+        row.calls = row.callsTimed = qint64(stats.calls);
+        row.timeS = double(stats.totalNs) * 1e-9;
+        row.bytesReason = row.bandwidthReason = QStringLiteral("only the kernel trace: no element count");
+        out.rows.push_back(row);
+        out.calls += row.calls;
+        out.commKernels += row.calls;
+    }
+    std::stable_sort(out.rows.begin(), out.rows.end(),
+                     [](const CollectiveRow &a, const CollectiveRow &b) { return a.timeS > b.timeS; });
+    if (!out.rows.empty())
+        out.primaryFile = QStringLiteral("the kernel trace");
+}
+
+} // namespace
+
 CollectiveAnalysis analyzeCollectives(const RunAnalysis &run)
 {
     std::vector<CollectiveRankTrace> traces;
     const TorchTrace &torch = run.torch;
-    if (!torch.collectives)
-        return {};
+    if (!torch.collectives || (torch.collectives->calls.empty() && torch.collectives->commKernels == 0)) {
+        CollectiveAnalysis out;
+        addKernelTraceRows(run, out);
+        return out;
+    }
     CollectiveRankTrace primary{QString(), std::nullopt, torch.collectives.get()};
     if (!torch.timeline.files.empty()) {
         primary.file = torch.timeline.files.front().file;
@@ -490,10 +542,12 @@ GpuLinkSpeed runLinkSpeed(const RunAnalysis &run)
 
 std::optional<CollectiveHeadline> biggestCollective(const RunAnalysis &run)
 {
-    if (!run.torch.collectives || run.torch.collectives->calls.empty())
-        return std::nullopt;
-    // The primary trace's rows only: no matching across ranks (this runs on every recompute).
-    const CollectiveAnalysis a = analyzeCollectives({CollectiveRankTrace{QString(), std::nullopt, run.torch.collectives.get()}});
+    // The primary trace's rows only: no matching across ranks (this runs on every recompute);
+    // without Kineto calls, the kernel trace's NCCL/RCCL kernels.
+    const bool kinetoCalls = run.torch.collectives && !run.torch.collectives->calls.empty();
+    const CollectiveAnalysis a =
+        kinetoCalls ? analyzeCollectives({CollectiveRankTrace{QString(), std::nullopt, run.torch.collectives.get()}})
+                    : analyzeCollectives(run);
     if (a.rows.empty() || a.rows.front().callsTimed == 0)
         return std::nullopt;
     CollectiveHeadline h;

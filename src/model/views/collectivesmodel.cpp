@@ -159,6 +159,10 @@ QString CollectivesModel::summaryText() const
     const CollectiveAnalysis &a = m_analysis;
     if (!a.available())
         return tr("No collective calls in the torch trace (no record_param_comms, nccl: ranges or NCCL/RCCL kernels).");
+    if (a.ranks <= 1 && a.kernelsLinked == 0 && a.primaryFile == QLatin1String("the kernel trace"))
+        return tr("%1 NCCL/RCCL kernels in the kernel trace, by name: no torch trace, so their sizes and "
+                  "bandwidths are unknown.")
+            .arg(a.commKernels);
     QString text = tr("%1 collective calls on %2 (%3 of %4 NCCL/RCCL kernels linked to their op)")
                        .arg(a.calls)
                        .arg(a.primaryRank ? tr("rank %1").arg(*a.primaryRank) : a.primaryFile)

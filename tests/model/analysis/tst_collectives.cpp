@@ -325,6 +325,22 @@ private slots:
         QVERIFY(near(s.rankTotals[1].waitS, 0.0));
     }
 
+    /// A kernel trace alone (rocprofv3 CSV): its NCCL kernels by name; counted with Python's csv
+    /// module over tests/data/alignment/otherrun/trace.csv (12 rows, End − Start summed 9297261 ns).
+    void kernelTraceOnly()
+    {
+        const auto run = load(QStringLiteral("alignment/otherrun"));
+        QVERIFY(run);
+        const CollectiveAnalysis a = analyzeCollectives(*run);
+        QCOMPARE(a.rows.size(), size_t(1));
+        QCOMPARE(a.rows[0].collective, QStringLiteral("AllGather"));
+        QCOMPARE(a.rows[0].calls, 12);
+        QVERIFY(near(a.rows[0].timeS, 9297261e-9));
+        QVERIFY(!a.rows[0].bytes);
+        QVERIFY(!a.rows[0].busbwGbps);
+        QCOMPARE(a.rows[0].bandwidthReason, QStringLiteral("only the kernel trace: no element count"));
+    }
+
     void models()
     {
         const auto run = load(QStringLiteral("collectives/ranks4-seq"));
