@@ -6,6 +6,7 @@
 #include "reference/openfailures.h"
 #include "reference/torchconsumer.h"
 #include "workbench/attributionconsumer.h"
+#include "workbench/collectivesconsumer.h"
 #include "workbench/kinetoconsumer.h"
 #include "workbench/memoryconsumer.h"
 #include "workbench/tracetraitsconsumer.h"
@@ -32,7 +33,8 @@ constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::ma
                                                     &workbench::KinetoConsumer::make,
                                                     &workbench::TraceTraitsConsumer::make,  // after KinetoConsumer
                                                     &workbench::MemoryConsumer::make,  // after TraceTraitsConsumer
-                                                    &workbench::AttributionConsumer::make};  // after MemoryConsumer
+                                                    &workbench::AttributionConsumer::make,  // after MemoryConsumer
+                                                    &workbench::CollectivesConsumer::make};  // after AttributionConsumer (its correlation memo)
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)
@@ -158,7 +160,8 @@ void addOtherTimelines(const RunInventory &inventory, const InputRow *primary, c
         }
         for (Diagnostic &d : other.diagnostics)
             out.diagnostics.push_back(std::move(d));
-        RankTraceReading rank{trace->relativePath, std::nullopt, std::move(other.attribution), std::move(other.memory)};
+        RankTraceReading rank{trace->relativePath, std::nullopt, std::move(other.attribution), std::move(other.memory),
+                              std::move(other.collectives)};
         if (!other.timeline.files.empty()) {
             rank.file = other.timeline.files.front().file;
             rank.rank = other.timeline.files.front().rank;

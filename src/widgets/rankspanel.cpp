@@ -1,5 +1,6 @@
 #include "rankspanel.h"
 
+#include "collectivesmodel.h"
 #include "customplot.h"
 #include "formatting.h"
 #include "liveanalysis.h"
@@ -34,6 +35,11 @@ RanksPanel::RanksPanel(LiveAnalysis *live, QWidget *parent)
     , m_spread(new QLabel(this))
     , m_chart(new QCustomPlot(this))
     , m_table(new QTableView(this))
+    , m_collectives(new CollectivesModel(this))
+    , m_collectiveRanks(new CollectiveRanksModel(this))
+    , m_collectivesLine(new QLabel(this))
+    , m_collectivesTable(new QTableView(this))
+    , m_collectiveRanksTable(new QTableView(this))
 {
     // The spread line says who the straggler is and why (the definition in short); the whole
     // definition is its tooltip. The bottom tabs are short: every line counts.
@@ -83,9 +89,41 @@ RanksPanel::RanksPanel(LiveAnalysis *live, QWidget *parent)
     split->setStretchFactor(1, 3);
     split->setChildrenCollapsible(false);
 
+    // The collectives under the budgets: the table by collective and size, each rank's wait beside.
+    m_collectivesLine->setWordWrap(true);
+    m_collectivesLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    for (QTableView *t : {m_collectivesTable, m_collectiveRanksTable}) {
+        t->setSelectionBehavior(QAbstractItemView::SelectRows);
+        t->setWordWrap(false);
+        t->verticalHeader()->hide();
+        t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+        t->setAlternatingRowColors(true);
+        t->horizontalHeader()->setHighlightSections(false);
+        t->horizontalHeader()->setStretchLastSection(true);
+    }
+    m_collectivesTable->setModel(m_collectives);
+    m_collectiveRanksTable->setModel(m_collectiveRanks);
+    auto *collectivesSplit = new QSplitter(Qt::Horizontal, this);
+    collectivesSplit->addWidget(m_collectivesTable);
+    collectivesSplit->addWidget(m_collectiveRanksTable);
+    collectivesSplit->setStretchFactor(0, 2);
+    collectivesSplit->setStretchFactor(1, 1);
+    collectivesSplit->setChildrenCollapsible(false);
+    auto *collectivesBox = new QWidget(this);
+    auto *collectivesLayout = new QVBoxLayout(collectivesBox);
+    collectivesLayout->setContentsMargins(0, 0, 0, 0);
+    collectivesLayout->addWidget(m_collectivesLine);
+    collectivesLayout->addWidget(collectivesSplit, 1);
+    auto *vertical = new QSplitter(Qt::Vertical, this);
+    vertical->addWidget(split);
+    vertical->addWidget(collectivesBox);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 1);
+    vertical->setChildrenCollapsible(false);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(split, 1);
+    layout->addWidget(vertical, 1);
 
     connect(live, &LiveAnalysis::runChanged, this, &RanksPanel::onRunChanged);
     connect(live, &LiveAnalysis::metricsChanged, this, &RanksPanel::onMetricsChanged);
@@ -95,6 +133,11 @@ RanksPanel::RanksPanel(LiveAnalysis *live, QWidget *parent)
 QString RanksPanel::spreadText() const
 {
     return m_spread->text();
+}
+
+QString RanksPanel::collectivesText() const
+{
+    return m_collectivesLine->text();
 }
 
 QString RanksPanel::definitionText() const
@@ -164,12 +207,20 @@ void RanksPanel::fitColumns()
     const int em = fontMetrics().height();
     if (m_table->columnWidth(RanksModel::FileColumn) > 16 * em)
         m_table->setColumnWidth(RanksModel::FileColumn, 16 * em);  // the whole name is in the cell's tooltip
+    m_collectivesTable->resizeColumnsToContents();
+    m_collectiveRanksTable->resizeColumnsToContents();
 }
 
 void RanksPanel::onRunChanged()
 {
     m_model->setRun(m_live->run(), m_live->derived());
     m_spread->setText(m_live->run() ? m_model->spreadText() : tr("Open a run folder to compare its ranks."));
+    // Collectives are few and fixed at load: computed here, once per run.
+    m_collectives->setAnalysis(m_live->run() ? analyzeCollectives(*m_live->run()) : CollectiveAnalysis());
+    m_collectiveRanks->setAnalysis(m_collectives->analysis());
+    // Waits need another rank: one rank's table would stay empty.
+    m_collectiveRanksTable->setVisible(m_collectives->analysis().ranks >= 2);
+    m_collectivesLine->setText(m_live->run() ? m_collectives->summaryText() : QString());
     fitColumns();
     redrawChart();
 }

@@ -2,8 +2,10 @@
 /// \file The Ranks tab: the spread across ranks in one line (who the straggler is and why, step
 /// time and exposed communication min – max), one stacked bar per rank (its seven buckets and the
 /// unattributed rest, in the budget chart's colours, the straggler outlined and named) and the
-/// per-rank budgets in a table, straggler highlighted. Follows the live analysis: a new
-/// run resets the table, a threshold change updates the numbers.
+/// per-rank budgets in a table, straggler highlighted. Below, the collectives: one row per
+/// collective and size (bytes, kernel time, algorithm and bus bandwidth, arrival skew, the last
+/// rank) beside each rank's lateness and wait (docs/collectives.md). Follows the live analysis: a
+/// new run resets the tables, a threshold change updates the numbers.
 
 #include <QWidget>
 
@@ -13,6 +15,8 @@ class QTableView;
 
 namespace goblin {
 
+class CollectiveRanksModel;
+class CollectivesModel;
 class LiveAnalysis;
 class RanksModel;
 
@@ -25,6 +29,10 @@ public:
     RanksModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     QCustomPlot *chart() const { return m_chart; }
+    CollectivesModel *collectivesModel() const { return m_collectives; }
+    CollectiveRanksModel *collectiveRanksModel() const { return m_collectiveRanks; }
+    QTableView *collectivesTable() const { return m_collectivesTable; }
+    QString collectivesText() const;
     QString spreadText() const;
     /// The straggler's definition (the spread line's tooltip; the line says it in short).
     QString definitionText() const;
@@ -55,6 +63,11 @@ private:
     QLabel *m_spread;
     QCustomPlot *m_chart;
     QTableView *m_table;
+    CollectivesModel *m_collectives;
+    CollectiveRanksModel *m_collectiveRanks;
+    QLabel *m_collectivesLine;
+    QTableView *m_collectivesTable;
+    QTableView *m_collectiveRanksTable;
     int m_barCount = 0;
     int m_stragglerBar = -1;
     double m_unitPerSecond = 1e3;

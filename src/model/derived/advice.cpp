@@ -1,5 +1,6 @@
 #include "advice.h"
 
+#include "collectives.h"
 #include "programcaveat.h"
 
 #include <QJsonValue>
@@ -291,8 +292,20 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
         {QStringLiteral("collective_calls"), double(a.classTotals.collectiveCalls)},
         {QStringLiteral("gpu_agents"), a.gpuAgents}};
     addWhere(commEvidence, culprits, CulpritClass::Collective, QStringLiteral("collective"));
+    // The collective that took longest, its size and its bus bandwidth against the link's.
+    const std::optional<CollectiveHeadline> biggest =
+        profile == HeuristicsProfile::Workbench && budget.commExcess > 0 ? biggestCollective(run) : std::nullopt;
+    if (biggest) {
+        commEvidence.insert(QStringLiteral("biggest_collective"), biggest->row.collective);
+        commEvidence.insert(QStringLiteral("biggest_collective_bytes"),
+                            biggest->row.bytes ? QJsonValue(*biggest->row.bytes) : QJsonValue());
+        commEvidence.insert(QStringLiteral("biggest_collective_busbw_gbps"),
+                            biggest->row.busbwGbps ? QJsonValue(*biggest->row.busbwGbps) : QJsonValue());
+        commEvidence.insert(QStringLiteral("link_gbps_per_direction"),
+                            biggest->link.perDirectionGbps ? QJsonValue(*biggest->link.perDirectionGbps) : QJsonValue());
+    }
     add(QStringLiteral("comm_excess.overlap"), 3,
-        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents).%6 %5")
+        QStringLiteral("Communication %1 ms/step %2 (%3 % of kernel time in collectives, %4 GPU agents).%6 %5%7")
             .arg(ms(budget.commExcess),
                  terms.measured ? QStringLiteral("exposed: no compute kernel ran beside the collectives")
                                 : QStringLiteral("in collective kernels"),
@@ -305,7 +318,8 @@ std::vector<Advice> adviseRun(const RunAnalysis &run, const Derived &derived)
                                              "bucket sizes (bucket_cap_mb) so all-reduces start earlier.")
                             : QStringLiteral("Overlap it with compute (start collectives as soon as their inputs are "
                                              "ready, on a separate stream) and check the interconnect bandwidth."))
-            .arg(whereText(culprits, CulpritClass::Collective, QStringLiteral("Collectives"))),
+            .arg(whereText(culprits, CulpritClass::Collective, QStringLiteral("Collectives")))
+            .arg(biggest ? QStringLiteral(" ") + biggest->text : QString()),
         commEvidence);
 
     const double hbmPeak = in.hbmPeakGb.value_or(0.0);

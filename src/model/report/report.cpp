@@ -5,6 +5,7 @@
 #include "exportfile.h"
 #include "attributionjson.h"
 #include "rooflinejson.h"
+#include "collectivesjson.h"
 #include "memoryjson.h"
 #include "runtraitsjson.h"
 #include "versiontext.h"
@@ -386,6 +387,7 @@ QJsonObject buildReport(const RunAnalysis &run, const Derived &derived)
     addRunTraitsToReport(report, run);
     addAttributionToReport(report, run);
     addRooflineToReport(report, run);
+    addCollectivesToReport(report, run);
     addMemoryToReport(report, run);
     addSeparateRunsToReport(report, run);
     RedactionMemo redact;

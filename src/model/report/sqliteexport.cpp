@@ -298,10 +298,12 @@ void writeTelemetryAndRest(Writer &w, const RunAnalysis &run, const QJsonObject 
                                real(s.powerW), qint64(s.inJobWindow ? 1 : 0)});
         ++n.telemetrySamples;
     }
+    // The report writes each collective figure as {value, state, source}: the column holds the value.
+    const auto figure = [](const QJsonValue &v) { return fromJson(v.isObject() ? v[QLatin1String("value")] : v); };
     for (const QJsonValue &c : report[QLatin1String("collectives")].toArray()) {
-        w.insert("collectives", {kRunId, fromJson(c[QLatin1String("name")]), fromJson(c[QLatin1String("bytes")]),
-                                 integerFrom(c[QLatin1String("calls")]), fromJson(c[QLatin1String("time_s")]),
-                                 fromJson(c[QLatin1String("algbw_gbps")]), fromJson(c[QLatin1String("busbw_gbps")]),
+        w.insert("collectives", {kRunId, fromJson(c[QLatin1String("name")]), figure(c[QLatin1String("bytes")]),
+                                 integerFrom(c[QLatin1String("calls")]), figure(c[QLatin1String("time_s")]),
+                                 figure(c[QLatin1String("algbw_gbps")]), figure(c[QLatin1String("busbw_gbps")]),
                                  fromJson(c)});
         ++n.collectives;
     }

@@ -10,10 +10,13 @@
 
 #include <QJsonValue>
 #include <QString>
+#include <memory>
 #include <optional>
 #include <vector>
 
 namespace goblin {
+
+struct TraceCollectives;  // results/tracecollectives.h (kept out: few readers need it)
 
 /// The workbench's own reading of one more chrome trace of the run folder (another rank): what
 /// the one-rank views (operators, flame graph, modules, trace memory) show when that rank is picked.
@@ -22,6 +25,7 @@ struct RankTraceReading {
     std::optional<int> rank;    ///< distributedInfo's rank, else the one in the file name
     TraceAttribution attribution;
     TraceMemory memory;
+    std::shared_ptr<const TraceCollectives> collectives;  ///< its collective calls; null: none read
 };
 
 /// What one heuristics profile read from the torch trace.
@@ -56,6 +60,8 @@ struct TorchTrace {
     TraceAttribution attribution;
     /// The primary trace's `[memory]` events and deviceProperties (workbench reading).
     TraceMemory memory;
+    /// The primary trace's collective calls (workbench reading); null when not read.
+    std::shared_ptr<const TraceCollectives> collectives;
     /// The other chrome traces' attribution and memory (one per rank, in timeline order; copies
     /// of a trace left out): the one-rank views' other ranks. The report reads the primary's.
     std::vector<RankTraceReading> otherRanks;
