@@ -6,6 +6,7 @@
 #include "reference/openfailures.h"
 #include "reference/torchconsumer.h"
 #include "workbench/attributionconsumer.h"
+#include "workbench/hostlanesconsumer.h"
 #include "workbench/kinetoconsumer.h"
 #include "workbench/memoryconsumer.h"
 #include "workbench/tracetraitsconsumer.h"
@@ -32,7 +33,8 @@ constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::ma
                                                     &workbench::KinetoConsumer::make,
                                                     &workbench::TraceTraitsConsumer::make,  // after KinetoConsumer
                                                     &workbench::MemoryConsumer::make,  // after TraceTraitsConsumer
-                                                    &workbench::AttributionConsumer::make};  // after MemoryConsumer
+                                                    &workbench::AttributionConsumer::make,  // after MemoryConsumer
+                                                    &workbench::HostLanesConsumer::make};  // after KinetoConsumer
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)
