@@ -110,6 +110,7 @@ int main(int argc, char **argv)
     first.start();
     const double firstCpu0 = processCpuMs();
     view.setRun(loaded.run.get());
+    view.panel()->replot();  // the bars' replot is queued; the first frame draws it
     QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
     view.render(&image);
     const double firstMs = double(first.nsecsElapsed()) / 1e6, firstCpuMs = processCpuMs() - firstCpu0;

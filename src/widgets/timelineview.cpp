@@ -53,6 +53,10 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
                                "click a slice: its flow"),
                             this);
     keys->setForegroundRole(QPalette::PlaceholderText);
+    // Long lines never widen the window: they are cut at its edge (the scope line's full text is
+    // also its tooltip).
+    for (QLabel *label : {keys, m_scope, m_range})
+        label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_search);
     bar->addWidget(m_previous);
     bar->addWidget(m_next);
@@ -111,6 +115,7 @@ void TimelineView::setRun(const RunAnalysis *run)
     if (!m_search->text().isEmpty())
         m_lanes->setSearchText(m_search->text());
     m_scope->setText(m_lanes->scopeText());
+    m_scope->setToolTip(m_scope->text());
     updateMatches();
     updateRange();
 }

@@ -327,12 +327,23 @@ HostLanes HostLanesConsumer::build()
     return out;
 }
 
-void HostLanesConsumer::finish(const kineto::KinetoDocument &, TorchTrace &out)
+void HostLanesConsumer::finish(const kineto::KinetoDocument &document, TorchTrace &out)
 {
     // KinetoConsumer (before this one) has just added the document's timeline file.
     if (out.timeline.files.empty() || (m_slices.empty() && m_gpu.empty()))
         return;
     auto lanes = std::make_shared<HostLanes>(build());
+    if (lanes->tooDeep > 0)
+        out.diagnostics.push_back({Severity::Warning, document.name, 0,
+                                   QStringLiteral("%1 host range(s) nested deeper than %2 levels on one thread are left out "
+                                                  "of the Timeline's host lanes")
+                                       .arg(lanes->tooDeep)
+                                       .arg(HostLanes::kMaxDepth)});
+    if (m_threadOverflow > 0)
+        out.diagnostics.push_back({Severity::Warning, document.name, 0,
+                                   QStringLiteral("%1 host range(s) of threads past the 65,535th are left out of the "
+                                                  "Timeline's host lanes")
+                                       .arg(m_threadOverflow)});
     m_slices = {};
     m_runtime = {};
     m_gpu = {};
