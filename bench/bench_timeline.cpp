@@ -1,7 +1,7 @@
 // The Timeline's host and GPU lanes on a large run: time to first paint and to redraw after a
 // zoom (targets on a 1 GB trace: first paint within 1 s, a redraw within 100 ms).
 //
-//   goblin-bench-timeline RUN_DIR [--repeat N] [--size WxH]
+//   goblin-bench-timeline RUN_DIR [--repeat N] [--size WxH] [--png FILE]
 //
 // Loads RUN_DIR (the load is timed apart: it is the loader's cost, not the Timeline's), then
 //   first paint: TimelineView::setRun (the bars, the lanes' per-stream indexes) and one render of
@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     QString runDir;
     int repeat = 9;
     QSize size(1920, 1080);
+    QString png;
     for (int i = 0; i < args.size(); ++i) {
         if (args[i] == QLatin1String("--repeat") && i + 1 < args.size())
             repeat = std::max(1, args[++i].toInt());
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
             const QStringList wh = args[++i].split(QLatin1Char('x'));
             if (wh.size() == 2)
                 size = QSize(wh[0].toInt(), wh[1].toInt());
+        } else if (args[i] == QLatin1String("--png") && i + 1 < args.size()) {
+            png = args[++i];
         } else
             runDir = args[i];
     }
@@ -117,6 +120,14 @@ int main(int argc, char **argv)
     out << "first paint (setRun + render of the whole view, " << size.width() << "x" << size.height()
         << "): " << QString::number(firstMs, 'f', 1) << " ms (CPU " << QString::number(firstCpuMs, 'f', 1) << " ms)\n";
     out << "scope: " << view.scopeText() << "\n";
+    if (!png.isEmpty()) {
+        image.save(png);
+        view.panel()->showStrip(0, 0);  // a picked bar zooms the lanes to its step
+        view.panel()->replot();
+        QImage step(view.size(), QImage::Format_ARGB32_Premultiplied);
+        view.render(&step);
+        step.save(QString(png).replace(QLatin1String(".png"), QLatin1String("-step.png")));
+    }
 
     goblin::TraceLanesView *lanes = view.lanes();
     std::vector<double> zoomIn, zoomOut, pan;

@@ -42,6 +42,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     bar->setContentsMargins(4, 0, 4, 0);
     m_search->setPlaceholderText(tr("Search slices by name (Enter: next)"));
     m_search->setClearButtonEnabled(true);
+    m_search->setMinimumWidth(200);
     m_search->setMaximumWidth(320);
     m_previous->setText(tr("◀"));
     m_previous->setToolTip(tr("Previous match (Shift+Enter)"));

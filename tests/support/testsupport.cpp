@@ -14,7 +14,7 @@
 
 namespace goblin::test {
 
-QString timelineFileDigest(const GpuTimelineFile &f)
+QString timelineFileDigest(const GpuTimelineFile &f, bool withHostLanes)
 {
     QString out;
     out += QStringLiteral("%1 %2 rank %3\n").arg(f.source, f.file).arg(f.rank ? *f.rank : -1);
@@ -35,7 +35,7 @@ QString timelineFileDigest(const GpuTimelineFile &f)
         out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
     for (const TimeInterval &i : f.hostBusy)
         out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
-    if (const HostLanes *hl = f.hostLanes.get()) {
+    if (const HostLanes *hl = withHostLanes ? f.hostLanes.get() : nullptr) {
         // The host lanes, lane by lane, with names as text (ids depend on the reading's order).
         for (const HostThread &t : hl->threads)
             out += QStringLiteral("thread %1 %2 depths %3\n").arg(t.pid).arg(t.tid).arg(t.depths);
