@@ -238,10 +238,13 @@ void TimelinePanel::applyEqualSteps()
         ref.steps = recut ? recut->steps : d.perStep;
     }
     rebuildBars();
+    // The first bar is shown, not picked: no stepPicked (a new run or cut is no user's choice).
+    m_quietPick = true;
     if (m_bars.empty())
         showStrip(-1, -1);
     else
         showStrip(m_bars.front().device, m_bars.front().step);
+    m_quietPick = false;
 }
 
 void TimelinePanel::clearGroups()
@@ -634,7 +637,8 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
                                    return QString();
                                }()
                              : QString();
-    emit stepPicked(deviceIndex, step);
+    if (!m_quietPick)
+        emit stepPicked(deviceIndex, step);
     finish((dev->streams.size() == 1 ? tr("s%1%2 of %3, %4 · %5 ms · %6 GPU events on %7 stream")
                                      : tr("s%1%2 of %3, %4 · %5 ms · %6 GPU events on %7 streams"))
                .arg(step)

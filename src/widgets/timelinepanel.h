@@ -101,7 +101,7 @@ public:
     bool stripShown() const { return m_stripShown; }
 
 signals:
-    /// A bar was picked (click, or showStrip()): its device and step.
+    /// A bar was picked (a click, or showStrip() from outside): its device and step.
     void stepPicked(int deviceIndex, int step);
 
 protected:
@@ -169,6 +169,7 @@ private:
     QString m_labelState;  ///< what relabel() drew last, to know when it changed
     QPoint m_pressPos;
     bool m_stripShown = true;
+    bool m_quietPick = false;  ///< showStrip() from applyEqualSteps(): no stepPicked
 };
 
 } // namespace goblin

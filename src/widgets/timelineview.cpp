@@ -111,8 +111,12 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
 
 void TimelineView::setRun(const RunAnalysis *run)
 {
-    m_panel->setRun(run);
+    // The lanes first (the panel's first bar is picked as it fills, and a pick zooms the lanes,
+    // which must not read the previous run); the lanes open on the whole run.
     m_lanes->setRun(run);
+    m_settingRun = true;
+    m_panel->setRun(run);
+    m_settingRun = false;
     if (!m_search->text().isEmpty())
         m_lanes->setSearchText(m_search->text());
     m_scope->setText(m_lanes->scopeText());
@@ -150,6 +154,8 @@ void TimelineView::updateRange()
 
 void TimelineView::zoomToStep(int deviceIndex, int step)
 {
+    if (m_settingRun)
+        return;
     // The lanes run on the torch trace's clock when it has events; a kernel trace's step is on
     // its own clock, so the lanes show the torch trace's step of that number instead.
     std::optional<TimeInterval> window = m_panel->stepWindow(deviceIndex, step);

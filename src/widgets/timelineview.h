@@ -47,6 +47,7 @@ private:
     QLineEdit *m_search;
     QToolButton *m_previous, *m_next, *m_whole;
     QTimer *m_searchDelay;
+    bool m_settingRun = false;
 };
 
 } // namespace goblin

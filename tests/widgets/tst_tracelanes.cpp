@@ -556,6 +556,9 @@ void TestTraceLanes::pickedBarZoomsTheLanes()
     tab.resize(1200, 900);
     tab.setRun(m_resnetSmall.get());
     QVERIFY(!tab.panel()->stripShown());  // the lanes show the events
+    // A new run opens on the whole run (the panel's first bar is shown, not picked).
+    QVERIFY(tab.lanes()->viewStartNs() <= double(tab.lanes()->runStartNs()));
+    QVERIFY(tab.lanes()->viewEndNs() >= double(tab.lanes()->runEndNs()));
     tab.panel()->showStrip(0, 1);
     const auto w = tab.panel()->stepWindow(0, 1);
     QVERIFY(w);
