@@ -7,6 +7,7 @@
 #include "reference/torchconsumer.h"
 #include "workbench/attributionconsumer.h"
 #include "workbench/collectivesconsumer.h"
+#include "workbench/hostlanesconsumer.h"
 #include "workbench/kinetoconsumer.h"
 #include "workbench/memoryconsumer.h"
 #include "workbench/tracetraitsconsumer.h"
@@ -34,7 +35,8 @@ constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::ma
                                                     &workbench::TraceTraitsConsumer::make,  // after KinetoConsumer
                                                     &workbench::MemoryConsumer::make,  // after TraceTraitsConsumer
                                                     &workbench::AttributionConsumer::make,  // after MemoryConsumer
-                                                    &workbench::CollectivesConsumer::make};  // after AttributionConsumer (its correlation memo)
+                                                    &workbench::CollectivesConsumer::make,  // after AttributionConsumer (its correlation memo)
+                                                    &workbench::HostLanesConsumer::make};  // after KinetoConsumer
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)

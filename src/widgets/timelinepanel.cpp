@@ -238,10 +238,13 @@ void TimelinePanel::applyEqualSteps()
         ref.steps = recut ? recut->steps : d.perStep;
     }
     rebuildBars();
+    // The first bar is shown, not picked: no stepPicked (a new run or cut is no user's choice).
+    m_quietPick = true;
     if (m_bars.empty())
         showStrip(-1, -1);
     else
         showStrip(m_bars.front().device, m_bars.front().step);
+    m_quietPick = false;
 }
 
 void TimelinePanel::clearGroups()
@@ -619,6 +622,7 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
         g->setProperty("goblinPart", part);
         g->setPen(QPen(partColor(part, palette()), 10, Qt::SolidLine, Qt::FlatCap));
         g->setAdaptiveSampling(false);
+        g->setVisible(m_stripShown);
         g->removeFromLegend();
         m_lanes.push_back(g);
     }
@@ -633,6 +637,8 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
                                    return QString();
                                }()
                              : QString();
+    if (!m_quietPick)
+        emit stepPicked(deviceIndex, step);
     finish((dev->streams.size() == 1 ? tr("s%1%2 of %3, %4 · %5 ms · %6 GPU events on %7 stream")
                                      : tr("s%1%2 of %3, %4 · %5 ms · %6 GPU events on %7 streams"))
                .arg(step)
@@ -640,6 +646,49 @@ void TimelinePanel::showStrip(int deviceIndex, int step)
                .arg(QString::number(double(w.endNs - w.startNs) / 1e6, 'f', 1))
                .arg(m_stripEvents)
                .arg(dev->streams.size()));
+}
+
+std::optional<TimeInterval> TimelinePanel::stepWindow(int deviceIndex, int step) const
+{
+    if (deviceIndex < 0 || deviceIndex >= int(m_devices.size()))
+        return std::nullopt;
+    const DeviceRef &ref = m_devices[std::size_t(deviceIndex)];
+    if (step < 0 || step >= int(ref.windows.size()))
+        return std::nullopt;
+    return ref.windows[std::size_t(step)];
+}
+
+bool TimelinePanel::fromTorchTrace(int deviceIndex) const
+{
+    return deviceIndex >= 0 && deviceIndex < int(m_devices.size()) && m_devices[std::size_t(deviceIndex)].source == 1;
+}
+
+void TimelinePanel::setStripShown(bool shown)
+{
+    if (shown == m_stripShown)
+        return;
+    m_stripShown = shown;
+    // Out of the layout, and none of its parts drawn (an element outside the layout keeps its
+    // last geometry).
+    if (shown) {
+        plotLayout()->addElement(2, 0, m_stripTitle);
+        plotLayout()->addElement(3, 0, m_stripRect);
+        plotLayout()->setRowStretchFactor(2, 0.001);
+        plotLayout()->setRowStretchFactor(3, 1.0);
+    } else {
+        plotLayout()->take(m_stripTitle);
+        plotLayout()->take(m_stripRect);
+        plotLayout()->simplify();
+    }
+    m_stripTitle->setVisible(shown);
+    m_stripRect->setVisible(shown);
+    for (QCPAxis *axis : m_stripRect->axes()) {
+        axis->setVisible(shown && (axis->axisType() == QCPAxis::atLeft || axis->axisType() == QCPAxis::atBottom));
+        axis->grid()->setVisible(shown && axis->axisType() == QCPAxis::atBottom);
+    }
+    for (QCPGraph *g : m_lanes)
+        g->setVisible(shown);
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelinePanel::markSelection()
@@ -709,7 +758,7 @@ QString TimelinePanel::toolTipAt(const QPointF &pos) const
     for (const Group &g : m_groups)
         if (g.rect->rect().contains(pos.toPoint()))
             return {};
-    if (m_stripRect->rect().contains(pos.toPoint())) {
+    if (m_stripShown && m_stripRect->rect().contains(pos.toPoint())) {
         const double t = m_stripRect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x()) / kMs;
         const int lane = int(std::lround(m_stripRect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
         // A pixel's worth of slack: sub-pixel kernels are still found.

@@ -91,6 +91,18 @@ public:
     QStringList laneLabels() const;
     /// What the tooltip says at a widget position (empty where nothing is).
     QString toolTipAt(const QPointF &pos) const;
+    /// The step window bar (device, step) stands for, on its trace's clock; and whether the device
+    /// comes from the torch trace (the clock of the host lanes) or a kernel trace.
+    std::optional<TimeInterval> stepWindow(int deviceIndex, int step) const;
+    bool fromTorchTrace(int deviceIndex) const;
+    /// Shows or hides the strip of one step's GPU events (the Timeline's lanes show them when the
+    /// panel sits above them); the bars take its room.
+    void setStripShown(bool shown);
+    bool stripShown() const { return m_stripShown; }
+
+signals:
+    /// A bar was picked (a click, or showStrip() from outside): its device and step.
+    void stepPicked(int deviceIndex, int step);
 
 protected:
     bool event(QEvent *e) override;
@@ -156,6 +168,8 @@ private:
     std::shared_ptr<const TimelineCut> m_cut;
     QString m_labelState;  ///< what relabel() drew last, to know when it changed
     QPoint m_pressPos;
+    bool m_stripShown = true;
+    bool m_quietPick = false;  ///< showStrip() from applyEqualSteps(): no stepPicked
 };
 
 } // namespace goblin

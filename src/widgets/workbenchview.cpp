@@ -23,6 +23,7 @@
 #include "thresholdeditor.h"
 #include "thresholdgauge.h"
 #include "timelinepanel.h"
+#include "timelineview.h"
 #include "traceranks.h"
 #include "wastebudgetmodel.h"
 #include "workbenchsession.h"
@@ -271,7 +272,8 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     });
     // The measured GPU timeline (busy, exposed communication, idle split) beside the heuristic
     // budget; double-click a bar for that step's kernels.
-    addAnalysisView(m_timeline, tr("Timeline"));
+    m_timelineView = new TimelineView(m_timeline, this);
+    addAnalysisView(m_timelineView, tr("Timeline"));
     // Several ranks: per-rank budgets and the spread (straggler), issue 13.
     addAnalysisView(new RanksPanel(session->live(), this), tr("Ranks"));
     // What to look at first, and each bucket along one threshold (both follow every drag).
@@ -291,7 +293,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     });
     m_scopeOf = {{m_overviewSplitter, ViewScope::Overview}, {m_kernelPage, ViewScope::Kernels},
                  {m_operators, ViewScope::Operators},       {m_flameGraph, ViewScope::FlameGraph},
-                 {m_modules, ViewScope::Modules},           {m_timeline, ViewScope::Timeline},
+                 {m_modules, ViewScope::Modules},           {m_timelineView, ViewScope::Timeline},
                  {m_pages->widget(RanksPage), ViewScope::Ranks}, {m_advice, ViewScope::Advice},
                  {m_sweep, ViewScope::Sweep},               {m_telemetryTable, ViewScope::Telemetry},
                  {m_diagnosticsTable, ViewScope::Diagnostics}, {m_roofline, ViewScope::Operators}};
@@ -553,7 +555,7 @@ void WorkbenchView::onRunChanged()
     // The plot's panels are made anew for each run's GPUs, with QCustomPlot's white default;
     // the palette (a dark theme chosen before the run opened) is put back on them.
     m_telemetryPlot->applyPalette(m_telemetryPlot->palette());
-    m_timeline->setRun(run ? run.get() : nullptr);
+    m_timelineView->setRun(run ? run.get() : nullptr);
     m_timelineRun = run;
     onProfileChanged();
     updateTabTitles();

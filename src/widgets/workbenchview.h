@@ -37,6 +37,7 @@ class StepStrip;
 class TelemetryPlot;
 class ThresholdGauge;
 class TimelinePanel;
+class TimelineView;
 struct RunAnalysis;
 class WorkbenchSession;
 
@@ -73,6 +74,7 @@ public:
     QTableView *diagnosticsTable() const { return m_diagnosticsTable; }
     QLineEdit *searchEdit() const { return m_search; }
     TimelinePanel *timelinePanel() const { return m_timeline; }
+    TimelineView *timelineView() const { return m_timelineView; }
     AdvicePanel *advicePanel() const { return m_advice; }
     SweepChart *sweepChart() const { return m_sweep; }
     StepStrip *stepStrip() const { return m_steps; }
@@ -160,6 +162,7 @@ private:
     QTableView *m_telemetryTable;
     QTableView *m_diagnosticsTable;
     TimelinePanel *m_timeline;
+    TimelineView *m_timelineView;  ///< the bars (m_timeline) above the host and GPU lanes
     AdvicePanel *m_advice;
     SweepChart *m_sweep;
     StepStrip *m_steps;

@@ -1,5 +1,7 @@
 #include "testsupport.h"
 
+#include "results/hostlanes.h"
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -12,7 +14,7 @@
 
 namespace goblin::test {
 
-QString timelineFileDigest(const GpuTimelineFile &f)
+QString timelineFileDigest(const GpuTimelineFile &f, bool withHostLanes)
 {
     QString out;
     out += QStringLiteral("%1 %2 rank %3\n").arg(f.source, f.file).arg(f.rank ? *f.rank : -1);
@@ -33,6 +35,27 @@ QString timelineFileDigest(const GpuTimelineFile &f)
         out += QStringLiteral("step %1 %2 %3 %4\n").arg(s.name).arg(s.startNs).arg(s.endNs).arg(s.gpuLane);
     for (const TimeInterval &i : f.hostBusy)
         out += QStringLiteral("host %1 %2\n").arg(i.startNs).arg(i.endNs);
+    if (const HostLanes *hl = withHostLanes ? f.hostLanes.get() : nullptr) {
+        // The host lanes, lane by lane, with names as text (ids depend on the reading's order).
+        for (const HostThread &t : hl->threads)
+            out += QStringLiteral("thread %1 %2 depths %3\n").arg(t.pid).arg(t.tid).arg(t.depths);
+        for (const HostLane &lane : hl->lanes)
+            for (std::uint32_t i = lane.begin; i < lane.end; ++i) {
+                const HostSlice &s = hl->slices.at(i);
+                out += QStringLiteral("slice %1/%2 %3 %4 %5 %6\n")
+                           .arg(s.thread)
+                           .arg(s.depth)
+                           .arg(s.startNs)
+                           .arg(s.endNs)
+                           .arg(int(s.kind))
+                           .arg(QString::fromStdString(hl->names.at(s.nameId)));
+            }
+        for (const RuntimeCorrelation &c : hl->runtimeByCorrelation)
+            out += QStringLiteral("launch %1 at %2\n").arg(c.correlation).arg(hl->slices.at(c.slice).startNs);
+        for (const GpuCorrelation &g : hl->gpuByPlace)
+            out += QStringLiteral("gpu %1 %2 %3 %4\n").arg(g.device).arg(g.stream).arg(g.startNs).arg(g.correlation);
+        out += QStringLiteral("too deep %1\n").arg(hl->tooDeep);
+    }
     return out;
 }
 

@@ -11,7 +11,7 @@
 namespace goblin::test {
 
 /// Every fact of a GPU timeline file as text (names and streams resolved), to compare two readings.
-QString timelineFileDigest(const GpuTimelineFile &f);
+QString timelineFileDigest(const GpuTimelineFile &f, bool withHostLanes = true);
 
 /// Absolute path of a file or folder under tests/data.
 QString dataPath(const QString &relative);

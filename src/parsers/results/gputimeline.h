@@ -11,11 +11,14 @@
 
 #include <QString>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace goblin {
+
+struct HostLanes;  // results/hostlanes.h
 
 /// One device of one file (one rank's view of one GPU).
 struct GpuDeviceTimeline {
@@ -59,6 +62,8 @@ struct GpuTimelineFile {
     /// DataLoader ops or annotations), sorted, disjoint: GPU idle inside them is data wait.
     std::vector<TimeInterval> dataLoading;
     TraceTraits traits;                     ///< identity, graphs, phases (torch traces; empty otherwise)
+    /// The host threads' ranges and the launch correlations (chrome traces; null otherwise).
+    std::shared_ptr<const HostLanes> hostLanes;
 };
 
 /// The run's timeline: one entry per trace file (a rank, or a whole single-process run).

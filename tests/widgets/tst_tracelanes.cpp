@@ -1,0 +1,596 @@
+// The Timeline's host and GPU lanes (src/widgets/tracelanesview, timelineview): the host lanes
+// read from the trace (steps, data loading, ranges, CPU ops, runtime calls by depth), flows
+// between a kernel and its launch, zoom and pan keys, search, and a range's budget — each checked
+// against counts made apart from the workbench (Python over the fixtures, see PROVENANCE.md).
+
+#include "results/hostlanes.h"
+#include "runanalysis.h"
+#include "testsupport.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
+#include "tracelanesview.h"
+
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace goblin;
+
+class TestTraceLanes : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void dataLoaderAboveTheIdleGap_data();
+    void dataLoaderAboveTheIdleGap();
+    void hostLanesNestByDepth();
+    void kernelFlowsToItsLaunch_data();
+    void kernelFlowsToItsLaunch();
+    void runtimeCallFlowsToItsKernels();
+    void clickSelectsAndShowsTheFlow();
+    void keysZoomAndPan_data();
+    void keysZoomAndPan();
+    void wheelZoomsAtTheCursor();
+    void dragPans();
+    void searchFindsSlices_data();
+    void searchFindsSlices();
+    void searchField();
+    void rangeBudgetMatchesIndependentCount_data();
+    void rangeBudgetMatchesIndependentCount();
+    void rangeOfAStepEqualsItsBar();
+    void shiftDragSelectsARange();
+    void deeperLevelsOnExpandOrZoom();
+    void pickedBarZoomsTheLanes();
+    void scopeLine();
+    void emptyRun();
+
+private:
+    std::shared_ptr<const RunAnalysis> load(const QString &relative);
+    std::shared_ptr<const RunAnalysis> m_resnetReal, m_resnetSmall;
+};
+
+namespace {
+
+/// The widget's x of time `ns` in its current view.
+double xOf(const TraceLanesView &v, double ns)
+{
+    return v.labelWidthPx() + (ns - v.viewStartNs()) / (v.viewEndNs() - v.viewStartNs()) * v.trackWidthPx();
+}
+
+double yOfRow(const TraceLanesView &v, int row) { return v.rulerHeightPx() + row * v.rowHeightPx() + v.rowHeightPx() / 2.0; }
+
+/// The first host slice of `kind` (file 0), in lane order.
+int firstOfKind(const HostLanes &hl, HostSliceKind kind, const char *name = nullptr)
+{
+    for (std::size_t i = 0; i < hl.slices.size(); ++i)
+        if (hl.slices[i].kind == kind && (!name || hl.names[hl.slices[i].nameId] == name))
+            return int(i);
+    return -1;
+}
+
+} // namespace
+
+std::shared_ptr<const RunAnalysis> TestTraceLanes::load(const QString &relative)
+{
+    const LoadResult loaded = loadRun(test::dataPath(relative));
+    if (loaded.outcome != LoadOutcome::Finished || !loaded.run)
+        qWarning() << "cannot load" << relative << loaded.error;
+    return loaded.run;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+void TestTraceLanes::dataLoaderAboveTheIdleGap_data()
+{
+    // The TB plugin's ResNet-50 sample, steps 6–8 (tests/data/torch): each step's
+    // enumerate(DataLoader) range (start, µs) and the GPU's idle gap inside it, as offsets from
+    // its start (µs), counted by Python over the raw events (PROVENANCE.md, tracelanes).
+    QTest::addColumn<qint64>("dataLoaderStartUs");
+    QTest::addColumn<qint64>("gapStartUs");
+    QTest::addColumn<qint64>("gapEndUs");
+    QTest::newRow("step 6") << qint64(1623142623636384) << qint64(11736) << qint64(68777);
+    QTest::newRow("step 7") << qint64(1623142623810445) << qint64(12828) << qint64(73418);
+    QTest::newRow("step 8") << qint64(1623142623987436) << qint64(15570) << qint64(71425);
+}
+
+void TestTraceLanes::dataLoaderAboveTheIdleGap()
+{
+    QFETCH(qint64, dataLoaderStartUs);
+    QFETCH(qint64, gapStartUs);
+    QFETCH(qint64, gapEndUs);
+    if (!m_resnetReal)
+        m_resnetReal = load(QStringLiteral("torch/kineto_2021_resnet50_steps6to8.json.gz"));
+    QVERIFY(m_resnetReal);
+    TraceLanesView view;
+    view.resize(1400, 900);
+    view.setRun(m_resnetReal.get());
+    const HostLanes *hl = view.hostLanes(0);
+    QVERIFY(hl);
+    const qint64 a = dataLoaderStartUs * 1000, gapA = a + gapStartUs * 1000, gapB = a + gapEndUs * 1000;
+    const qint64 mid = (gapA + gapB) / 2;
+
+    // The main thread (pid 25738, tid 25738) has the DataLoader slice at the gap's middle.
+    int thread = -1;
+    for (std::size_t t = 0; t < hl->threads.size(); ++t)
+        if (hl->threads[t].tid == 25738)
+            thread = int(t);
+    QVERIFY(thread >= 0);
+    TraceLanesView::SliceRef dataLoader;
+    for (const TraceLanesView::SliceRef &s : view.hostSlicesAt(0, thread, mid))
+        if (hl->slices[s.index].kind == HostSliceKind::DataLoading)
+            dataLoader = s;
+    QVERIFY(dataLoader.valid());
+    QVERIFY(view.sliceName(dataLoader).startsWith(QStringLiteral("enumerate(DataLoader)")));
+    QCOMPARE(view.sliceStartNs(dataLoader), a);
+
+    // No GPU event of the device in the gap; some just before it (the previous step's tail).
+    const auto devices = view.shownDevices();
+    QCOMPARE(int(devices.size()), 1);
+    QCOMPARE(view.gpuEventCount(0, devices[0].second, gapA, gapB), 0);
+    QVERIFY(view.gpuEventCount(0, devices[0].second, a, gapA) > 0);
+
+    // As drawn: at the gap's middle the DataLoader's row hits its slice, every stream row nothing.
+    view.setViewRange(double(a), double(gapB));
+    const double x = xOf(view, double(mid));
+    const int row = view.sliceRow(dataLoader);
+    QVERIFY(row >= 0);
+    QCOMPARE(view.sliceAt(QPointF(x, yOfRow(view, row))), dataLoader);
+    int streamRows = 0;
+    for (int r = 0; r < view.rowCount(); ++r)
+        if (view.rowLabel(r).contains(QStringLiteral("stream"))) {
+            ++streamRows;
+            QVERIFY2(!view.sliceAt(QPointF(x, yOfRow(view, r))).valid(), qPrintable(view.rowLabel(r)));
+        }
+    QVERIFY(streamRows > 0);
+    // The host rows sit above the GPU rows.
+    QVERIFY(row < view.gpuRow(0, devices[0].second, 0) || view.gpuRow(0, devices[0].second, 0) < 0);
+}
+
+void TestTraceLanes::hostLanesNestByDepth()
+{
+    // hostlanes-resnet: ProfilerStep (0) > nn.Module (1) > aten::conv2d (2) > aten::convolution (3)
+    // > aten::cudnn_convolution (4) > cudaLaunchKernel (5), by make_host_lanes_fixture.py.
+    m_resnetSmall = load(QStringLiteral("timeline/hostlanes-resnet"));
+    QVERIFY(m_resnetSmall);
+    const GpuTimelineFile &f = m_resnetSmall->torch.timeline.files.at(0);
+    QVERIFY(f.hostLanes);
+    const HostLanes &hl = *f.hostLanes;
+    QCOMPARE(int(hl.threads.size()), 2);
+    QCOMPARE(hl.threads[0].tid, qint64(100));
+    QCOMPARE(hl.threads[1].tid, qint64(101));
+    QCOMPARE(int(hl.threads[0].depths), 6);
+    QCOMPARE(int(hl.threads[1].depths), 3);
+    // Counted by kind, as the script writes them (per step: 34 CPU ops, 15 launches).
+    std::map<HostSliceKind, int> kinds;
+    for (const HostSlice &s : hl.slices)
+        ++kinds[s.kind];
+    QCOMPARE(kinds[HostSliceKind::Step], 2);
+    QCOMPARE(kinds[HostSliceKind::DataLoading], 2);
+    QCOMPARE(kinds[HostSliceKind::Module], 2);
+    QCOMPARE(kinds[HostSliceKind::Annotation], 2);  // Optimizer.step#SGD.step
+    QCOMPARE(kinds[HostSliceKind::Runtime], 2 * 15);
+    QCOMPARE(kinds[HostSliceKind::CpuOp], 2 * (1 + 30 + 2 + 1));
+    QCOMPARE(int(hl.runtimeByCorrelation.size()), 30);
+    QCOMPARE(int(hl.gpuByPlace.size()), 30);
+    for (const HostLane &lane : hl.lanes)
+        for (std::uint32_t i = lane.begin; i < lane.end; ++i) {
+            QCOMPARE(int(hl.slices[i].depth), int(lane.depth));
+            QCOMPARE(int(hl.slices[i].thread), int(lane.thread));
+            if (i > lane.begin)  // one depth's slices never overlap
+                QVERIFY(hl.slices[i].startNs >= hl.slices[i - 1].endNs);
+        }
+    // The first conv's launch (1.0404 s) under step, module and three ops; the optimizer's under
+    // step, Optimizer.step and aten::add_.
+    std::map<qint64, int> launchDepth;
+    for (const HostSlice &s : hl.slices)
+        if (s.kind == HostSliceKind::Runtime)
+            launchDepth[s.startNs] = s.depth;
+    QCOMPARE(launchDepth.at(1'040'400'000), 5);
+    QCOMPARE(launchDepth.at(1'080'200'000), 3);
+    QCOMPARE(launchDepth.at(1'061'000'000), 2);  // the backward thread's
+    QCOMPARE(QString::fromStdString(hl.names[hl.slices[std::size_t(firstOfKind(hl, HostSliceKind::Step))].nameId]),
+             QStringLiteral("ProfilerStep#0"));
+}
+
+void TestTraceLanes::kernelFlowsToItsLaunch_data()
+{
+    // Kernel name, its index among those of that name, the launching thread and op (the script's).
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<int>("nth");
+    QTest::addColumn<qint64>("tid");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<qint64>("launchStartNs");
+    const auto s = [](const char *text) { return QString::fromLatin1(text); };
+    QTest::newRow("first conv") << s("implicit_convolve_sgemm") << 0 << qint64(100) << s("aten::cudnn_convolution")
+                                << qint64(1'040'400'000);
+    QTest::newRow("third conv of step 1") << s("implicit_convolve_sgemm") << 12 << qint64(100)
+                                          << s("aten::cudnn_convolution") << qint64(1'144'200'000);
+    QTest::newRow("backward") << s("wgrad_alg0_engine") << 1 << qint64(101) << s("aten::convolution_backward")
+                              << qint64(1'065'000'000);
+    QTest::newRow("optimizer") << s("vectorized_elementwise_kernel") << 1 << qint64(100) << s("aten::add_")
+                               << qint64(1'180'200'000);
+}
+
+void TestTraceLanes::kernelFlowsToItsLaunch()
+{
+    QFETCH(QString, kernel);
+    QFETCH(int, nth);
+    QFETCH(qint64, tid);
+    QFETCH(QString, op);
+    QFETCH(qint64, launchStartNs);
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1200, 800);
+    view.setRun(m_resnetSmall.get());
+    const GpuTimelineFile &f = *view.file(0);
+    // The nth kernel of that name in start order.
+    std::vector<std::pair<qint64, quint32>> found;
+    for (std::size_t i = 0; i < f.devices[0].events.size(); ++i) {
+        const GpuEvent e = f.devices[0].events[i];
+        if (QString::fromStdString(f.names[e.nameId]) == kernel)
+            found.push_back({e.startNs, quint32(i)});
+    }
+    std::sort(found.begin(), found.end());
+    QVERIFY(nth < int(found.size()));
+    const TraceLanesView::SliceRef k{0, 0, found[std::size_t(nth)].second};
+    QSignalSpy selected(&view, &TraceLanesView::selectionChanged);
+    view.select(k);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(int(view.flowTargets().size()), 1);
+    const TraceLanesView::SliceRef call = view.flowTargets().front();
+    QCOMPARE(view.sliceName(call), QStringLiteral("cudaLaunchKernel"));
+    QCOMPARE(view.sliceStartNs(call), launchStartNs);
+    const HostLanes &hl = *view.hostLanes(0);
+    QCOMPARE(hl.threads[hl.slices[call.index].thread].tid, tid);
+    const TraceLanesView::SliceRef launching = view.launchingOp(call);
+    QVERIFY(launching.valid());
+    QCOMPARE(view.sliceName(launching), op);
+
+    // And back: the runtime call's flow goes to this kernel.
+    view.select(call);
+    QCOMPARE(int(view.flowTargets().size()), 1);
+    QCOMPARE(view.flowTargets().front(), k);
+}
+
+void TestTraceLanes::runtimeCallFlowsToItsKernels()
+{
+    // Every runtime call of the fixture launched exactly one kernel, at its start + 200 µs (the
+    // script's layout), and every kernel flows back to exactly one call.
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.setRun(m_resnetSmall.get());
+    const HostLanes &hl = *view.hostLanes(0);
+    int calls = 0;
+    for (std::size_t i = 0; i < hl.slices.size(); ++i) {
+        if (hl.slices[i].kind != HostSliceKind::Runtime)
+            continue;
+        ++calls;
+        view.select({0, -1, quint32(i)});
+        QCOMPARE(int(view.flowTargets().size()), 1);
+        const TraceLanesView::SliceRef k = view.flowTargets().front();
+        QVERIFY(k.gpu());
+        const qint64 delay = view.sliceStartNs(k) - hl.slices[i].startNs;
+        QVERIFY2(delay == 200'000 || delay == 1'000'000 || delay == 500'000, qPrintable(QString::number(delay)));
+    }
+    QCOMPARE(calls, 30);
+    // A CPU op that is no runtime call has no flow.
+    view.select({0, -1, quint32(firstOfKind(hl, HostSliceKind::CpuOp))});
+    QVERIFY(view.flowTargets().empty());
+}
+
+void TestTraceLanes::clickSelectsAndShowsTheFlow()
+{
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1200, 800);
+    view.setRun(m_resnetSmall.get());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // The first conv kernel: 1.0404 s … 1.0419 s on device 0, stream 7.
+    view.setViewRange(1'040'000'000.0, 1'042'500'000.0);
+    const int row = view.gpuRow(0, 0, 0);
+    QVERIFY(row >= 0);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPointF(xOf(view, 1'041'000'000.0), yOfRow(view, row)).toPoint());
+    QVERIFY(view.selected().gpu());
+    QCOMPARE(view.sliceName(view.selected()), QStringLiteral("implicit_convolve_sgemm"));
+    QCOMPARE(int(view.flowTargets().size()), 1);
+    // The call sits at depth 5, hidden while the thread is collapsed: the flow ends on its
+    // thread's deepest shown row, above the GPU row.
+    const int callRow = view.sliceRow(view.flowTargets().front());
+    QVERIFY(callRow >= 0 && callRow < row);
+    QCOMPARE(view.hostRow(0, 0, 5), -1);
+    QCOMPARE(callRow, view.hostRow(0, 0, TraceLanesView::kCollapsedDepths - 1));
+    // Escape clears.
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(!view.selected().valid());
+    QVERIFY(view.flowTargets().empty());
+}
+
+void TestTraceLanes::keysZoomAndPan_data()
+{
+    QTest::addColumn<int>("key");
+    QTest::addColumn<double>("spanFactor");  // visible span after / before
+    QTest::addColumn<int>("direction");      // -1: the view moves earlier, +1 later, 0 stays centred
+    QTest::newRow("W zooms in") << int(Qt::Key_W) << 1.0 / 1.25 << 0;
+    QTest::newRow("S zooms out") << int(Qt::Key_S) << 1.25 << 0;
+    QTest::newRow("A pans earlier") << int(Qt::Key_A) << 1.0 << -1;
+    QTest::newRow("D pans later") << int(Qt::Key_D) << 1.0 << 1;
+}
+
+void TestTraceLanes::keysZoomAndPan()
+{
+    QFETCH(int, key);
+    QFETCH(double, spanFactor);
+    QFETCH(int, direction);
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1000, 600);
+    view.setRun(m_resnetSmall.get());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setViewRange(1'050'000'000.0, 1'100'000'000.0);
+    const double a = view.viewStartNs(), b = view.viewEndNs();
+    QSignalSpy changed(&view, &TraceLanesView::viewRangeChanged);
+    // The mouse is not over the view: the keys act on its centre.
+    QTest::keyClick(&view, Qt::Key(key));
+    QVERIFY(changed.count() >= 1);
+    const double a2 = view.viewStartNs(), b2 = view.viewEndNs();
+    QVERIFY2(std::abs((b2 - a2) / (b - a) - spanFactor) < 1e-6, qPrintable(QString::number((b2 - a2) / (b - a))));
+    if (direction == 0)
+        QVERIFY(std::abs((a2 + b2) / 2 - (a + b) / 2) < (b - a) * 1e-6);
+    else
+        QVERIFY(direction < 0 ? a2 < a - (b - a) * 0.05 : a2 > a + (b - a) * 0.05);
+}
+
+void TestTraceLanes::wheelZoomsAtTheCursor()
+{
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1000, 600);
+    view.setRun(m_resnetSmall.get());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setViewRange(1'000'000'000.0, 1'100'000'000.0);
+    const double x = xOf(view, 1'030'000'000.0);
+    const QPointF at(x, 100);
+    QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    // The time under the cursor stays; the span shrinks by one step.
+    QVERIFY(std::abs(xOf(view, 1'030'000'000.0) - x) < 0.5);
+    QVERIFY(std::abs((view.viewEndNs() - view.viewStartNs()) - 100'000'000.0 / 1.25) < 1.0);
+}
+
+void TestTraceLanes::dragPans()
+{
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1000, 600);
+    view.setRun(m_resnetSmall.get());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setViewRange(1'000'000'000.0, 1'100'000'000.0);
+    const double nsPerPx = (view.viewEndNs() - view.viewStartNs()) / view.trackWidthPx();
+    const QPoint from(600, 60), to(500, 60);
+    QTest::mousePress(&view, Qt::LeftButton, {}, from);
+    QMouseEvent move(QEvent::MouseMove, QPointF(to), view.mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, to);
+    // Dragged 100 px left: the view moved 100 px later.
+    QVERIFY(std::abs(view.viewStartNs() - (1'000'000'000.0 + 100 * nsPerPx)) < nsPerPx);
+    QVERIFY(!view.selected().valid());  // a drag selects nothing
+}
+
+void TestTraceLanes::searchFindsSlices_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("matches");  // as the script writes the events
+    const auto s = [](const char *text) { return QString::fromLatin1(text); };
+    QTest::newRow("dataloader, any case") << s("dataloader") << 2;
+    QTest::newRow("host op") << s("aten::cudnn_convolution") << 20;
+    QTest::newRow("kernel") << s("wgrad") << 8;
+    // conv2d, convolution, cudnn_convolution ×10, the backward's two ops, a step; the conv kernels.
+    QTest::newRow("host and GPU") << s("conv") << 2 * (10 * 3 + 2) + 20;
+    QTest::newRow("nothing") << s("no such op") << 0;
+}
+
+void TestTraceLanes::searchFindsSlices()
+{
+    QFETCH(QString, text);
+    QFETCH(int, matches);
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1200, 800);
+    view.setRun(m_resnetSmall.get());
+    QCOMPARE(view.setSearchText(text), matches);
+    for (int i = 0; i < view.searchMatchCount(); ++i) {
+        QVERIFY(view.sliceName(view.match(i)).contains(text, Qt::CaseInsensitive));
+        if (i > 0)
+            QVERIFY(view.sliceStartNs(view.match(i - 1)) <= view.sliceStartNs(view.match(i)));
+    }
+    if (matches == 0)
+        return;
+    // Next selects the first, brings it into view, and wraps after the last.
+    view.nextMatch();
+    QCOMPARE(view.currentMatch(), 0);
+    QCOMPARE(view.selected(), view.match(0));
+    QVERIFY(view.sliceStartNs(view.match(0)) < view.viewEndNs() && view.sliceEndNs(view.match(0)) > view.viewStartNs());
+    const QPointF p = view.slicePoint(view.match(0));
+    QCOMPARE(view.sliceAt(p), view.match(0));
+    view.previousMatch();
+    QCOMPARE(view.currentMatch(), matches - 1);
+    view.nextMatch();
+    QCOMPARE(view.currentMatch(), 0);
+}
+
+void TestTraceLanes::searchField()
+{
+    QVERIFY(m_resnetSmall);
+    TimelineView tab(new TimelinePanel);
+    tab.resize(1200, 900);
+    tab.setRun(m_resnetSmall.get());
+    QSignalSpy searched(tab.lanes(), &TraceLanesView::searchChanged);
+    QTest::keyClicks(tab.searchField(), QStringLiteral("enumerate"));
+    QVERIFY(searched.wait(2000));  // the field waits for typing to pause
+    QCOMPARE(tab.lanes()->searchMatchCount(), 2);
+    QTest::keyClick(tab.searchField(), Qt::Key_Return);
+    QCOMPARE(tab.lanes()->currentMatch(), 0);
+    QCOMPARE(tab.matchText(), QStringLiteral("1 of 2"));
+}
+
+void TestTraceLanes::rangeBudgetMatchesIndependentCount_data()
+{
+    // hostlanes-resnet.expected: make_host_lanes_fixture.py's own unions over the events.
+    QTest::addColumn<QStringList>("fields");
+    QFile expected(test::dataPath(QStringLiteral("timeline/hostlanes-resnet.expected")));
+    QVERIFY(expected.open(QIODevice::ReadOnly));
+    int n = 0;
+    for (const QByteArray &line : expected.readAll().split('\n')) {
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const QStringList fields = QString::fromLatin1(line).split(QLatin1Char(' '));
+        QTest::newRow(qPrintable(QStringLiteral("%1…%2").arg(fields[0], fields[1]))) << fields;
+        ++n;
+    }
+    QVERIFY(n >= 4);
+}
+
+void TestTraceLanes::rangeBudgetMatchesIndependentCount()
+{
+    QFETCH(QStringList, fields);
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.setRun(m_resnetSmall.get());
+    const qint64 a = fields[0].toLongLong(), b = fields[1].toLongLong();
+    QSignalSpy changed(&view, &TraceLanesView::rangeChanged);
+    view.setSelectedRange(a, b);
+    QCOMPARE(changed.count(), 1);
+    const TimelineRangeValues v = view.rangeValues(0, 0, a, b);
+    QCOMPARE(v.windowNs, b - a);
+    QCOMPARE(v.busyNs, fields[2].toLongLong());
+    QCOMPARE(v.idleNs, fields[3].toLongLong());
+    QCOMPARE(v.hostActiveNs, fields[4].toLongLong());
+    QCOMPARE(v.idleHostBusyNs, fields[5].toLongLong());
+    QCOMPARE(v.idleDataLoadingNs, fields[6].toLongLong());
+    QCOMPARE(v.idleNothingNs, v.idleNs - v.idleHostBusyNs);
+    QVERIFY(view.rangeSummary().contains(QStringLiteral("data wait")));
+}
+
+void TestTraceLanes::rangeOfAStepEqualsItsBar()
+{
+    // The per-step values (timelineanalysis' sweep) and the range index are two computations of
+    // one definition: over a step's window they agree to the nanosecond.
+    if (!m_resnetReal)
+        m_resnetReal = load(QStringLiteral("torch/kineto_2021_resnet50_steps6to8.json.gz"));
+    QVERIFY(m_resnetReal);
+    TraceLanesView view;
+    view.setRun(m_resnetReal.get());
+    const DeviceTimelineAnalysis &d = m_resnetReal->torchTimeline.devices.at(0);
+    QCOMPARE(int(d.perStep.size()), 3);
+    for (std::size_t s = 0; s < d.stepWindows.size(); ++s) {
+        const TimeInterval w = d.stepWindows[s];
+        const TimelineRangeValues v = view.rangeValues(int(d.fileIndex), int(d.deviceIndex), w.startNs, w.endNs);
+        QCOMPARE(v.busyNs, d.perStep[s].busyNs);
+        QCOMPARE(v.idleNs, d.perStep[s].idleNs);
+        QCOMPARE(v.idleHostBusyNs, d.perStep[s].idleHostBusyNs);
+        QCOMPARE(v.idleDataLoadingNs, d.perStep[s].idleDataLoadingNs);
+        QCOMPARE(v.idleNothingNs, d.perStep[s].idleNothingNs);
+        QVERIFY(v.idleDataLoadingNs > 50'000'000);  // the DataLoader stall: > 50 ms a step
+    }
+}
+
+void TestTraceLanes::shiftDragSelectsARange()
+{
+    QVERIFY(m_resnetSmall);
+    TimelineView tab(new TimelinePanel);
+    tab.resize(1200, 900);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    tab.setRun(m_resnetSmall.get());
+    TraceLanesView &view = *tab.lanes();
+    view.setViewRange(1'000'000'000.0, 1'100'000'000.0);
+    const QPoint from(int(xOf(view, 1'020'000'000.0)), 80), to(int(xOf(view, 1'070'000'000.0)), 80);
+    QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, from);
+    QMouseEvent move(QEvent::MouseMove, QPointF(to), view.mapToGlobal(QPointF(to)), Qt::NoButton, Qt::LeftButton,
+                     Qt::ShiftModifier);
+    QApplication::sendEvent(&view, &move);
+    QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, to);
+    QVERIFY(view.selectedRange());
+    const double nsPerPx = (view.viewEndNs() - view.viewStartNs()) / view.trackWidthPx();
+    QVERIFY(std::abs(double(view.selectedRange()->startNs) - 1'020'000'000.0) <= nsPerPx);
+    QVERIFY(std::abs(double(view.selectedRange()->endNs) - 1'070'000'000.0) <= nsPerPx);
+    QVERIFY2(tab.rangeText().contains(QStringLiteral("GPU busy")), qPrintable(tab.rangeText()));
+    // F fits the view to the range.
+    QTest::keyClick(&view, Qt::Key_F);
+    QVERIFY(std::abs(view.viewStartNs() - double(view.selectedRange()->startNs)) < 1.0);
+}
+
+void TestTraceLanes::deeperLevelsOnExpandOrZoom()
+{
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1200, 800);
+    view.setRun(m_resnetSmall.get());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // Collapsed: the main thread shows four of its six depths; its label says so.
+    QVERIFY(view.hostRow(0, 0, 3) >= 0);
+    QCOMPARE(view.hostRow(0, 0, 4), -1);
+    QVERIFY(view.rowLabel(view.hostRow(0, 0, 3)).contains(QStringLiteral("2 deeper")));
+    // A click on the thread's label expands it.
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPointF(20, yOfRow(view, view.hostRow(0, 0, 0))).toPoint());
+    QVERIFY(view.hostRow(0, 0, 5) >= 0);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPointF(20, yOfRow(view, view.hostRow(0, 0, 0))).toPoint());
+    QCOMPARE(view.hostRow(0, 0, 5), -1);
+    // Zoomed in below kAllDepthsNs every depth shows.
+    view.setViewRange(1'040'000'000.0, 1'041'000'000.0);
+    QVERIFY(view.hostRow(0, 0, 5) >= 0);
+    view.showWholeRun();
+    QCOMPARE(view.hostRow(0, 0, 5), -1);
+}
+
+void TestTraceLanes::pickedBarZoomsTheLanes()
+{
+    QVERIFY(m_resnetSmall);
+    TimelineView tab(new TimelinePanel);
+    tab.resize(1200, 900);
+    tab.setRun(m_resnetSmall.get());
+    QVERIFY(!tab.panel()->stripShown());  // the lanes show the events
+    // A new run opens on the whole run (the panel's first bar is shown, not picked).
+    QVERIFY(tab.lanes()->viewStartNs() <= double(tab.lanes()->runStartNs()));
+    QVERIFY(tab.lanes()->viewEndNs() >= double(tab.lanes()->runEndNs()));
+    tab.panel()->showStrip(0, 1);
+    const auto w = tab.panel()->stepWindow(0, 1);
+    QVERIFY(w);
+    QCOMPARE(w->startNs, qint64(1'100'000'000));
+    QVERIFY(tab.lanes()->viewStartNs() <= double(w->startNs) && tab.lanes()->viewStartNs() > double(w->startNs) - 5e6);
+    QVERIFY(tab.lanes()->viewEndNs() >= double(w->endNs) && tab.lanes()->viewEndNs() < double(w->endNs) + 5e6);
+}
+
+void TestTraceLanes::scopeLine()
+{
+    QVERIFY(m_resnetSmall);
+    TimelineView tab(new TimelinePanel);
+    tab.setRun(m_resnetSmall.get());
+    const QString scope = tab.scopeText();
+    for (const QString &part : {QStringLiteral("torch_profile.json"), QStringLiteral("1 GPU (d0)"), QStringLiteral("2 steps"),
+                                QStringLiteral("2 host threads")})
+        QVERIFY2(scope.contains(part), qPrintable(scope));
+}
+
+void TestTraceLanes::emptyRun()
+{
+    TimelineView tab(new TimelinePanel);
+    tab.resize(800, 600);
+    tab.setRun(nullptr);
+    QCOMPARE(tab.lanes()->rowCount(), 0);
+    QVERIFY(!tab.scopeText().isEmpty());
+    QImage image(tab.size(), QImage::Format_ARGB32);
+    tab.render(&image);  // draws without a run
+    QTest::keyClick(tab.lanes(), Qt::Key_W);
+    QCOMPARE(tab.lanes()->setSearchText(QStringLiteral("x")), 0);
+    QVERIFY(!tab.lanes()->sliceAt(QPointF(400, 100)).valid());
+}
+
+QTEST_MAIN(TestTraceLanes)
+#include "tst_tracelanes.moc"
