@@ -4,6 +4,7 @@
 #include "modelroles.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace goblin {
@@ -248,9 +249,10 @@ QVariant RunModel::rooflineData(const KernelRoofline &r, int column, int role) c
         if (column == FlopsColumn)
             return formatFlopCount(*value);
         return column == AchievedTflopsColumn ? QString::number(*value, 'g', 4) : formatPercent(*value, 1);
-    case SortRole:
+    case SortRole:  // unknown below every number (a NaN would leave the sort's order undefined)
+        return value ? *value : std::numeric_limits<double>::lowest();
     case RawValueRole:
-        return value ? QVariant(*value) : QVariant(qQNaN());  // unknown sorts apart, never as 0
+        return value ? *value : qQNaN();  // unknown, never 0
     default:
         return {};
     }

@@ -6,6 +6,7 @@
 // causal flash attention forward, an elementwise add and a launch outside every op, on an H100.
 
 #include "gpuroofs.h"
+#include "kernelfilterproxy.h"
 #include "kernelroofline.h"
 #include "modelroles.h"
 #include "runanalysis.h"
@@ -16,6 +17,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace goblin;
 
@@ -90,7 +92,8 @@ private slots:
         if (flops < 0) {
             for (const QModelIndex &cell : {flopsCell, rateCell, roofCell}) {
                 QCOMPARE(cell.data().toString(), QStringLiteral("—"));
-                QVERIFY(std::isnan(cell.data(SortRole).toDouble()));  // sorts apart, never as 0
+                QVERIFY(std::isnan(cell.data(RawValueRole).toDouble()));  // unknown, never 0
+                QCOMPARE(cell.data(SortRole).toDouble(), std::numeric_limits<double>::lowest());  // below every number
                 QCOMPARE(cell.data(StateRole).toInt(), int(ValueState::Unknown));
                 QVERIFY2(cell.data(Qt::ToolTipRole).toString().contains(why), qPrintable(cell.data(Qt::ToolTipRole).toString()));
             }
@@ -106,6 +109,25 @@ private slots:
         QCOMPARE(roofCell.data(RawValueRole).toDouble(), 100.0 * atRoofS / (deviceNs / 1e9));
         QVERIFY(roofCell.data(Qt::DisplayRole).toString().endsWith(QStringLiteral("%")));
         QVERIFY(flopsCell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("docs/roofline.md")));
+    }
+
+    void sortsKnownAboveUnknown()
+    {
+        // Through the Kernels view's proxy, descending by FLOPs: the known kernels first, in order.
+        RunModel model;
+        const int runRow = model.addRun(m_run);
+        KernelFilterProxy proxy;
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(&model);
+        proxy.sort(RunModel::FlopsColumn, Qt::DescendingOrder);
+        const QModelIndex root = proxy.mapFromSource(model.runIndex(runRow));
+        QVERIFY(proxy.rowCount(root) >= 6);
+        // Both have 2²⁴ FLOPs (the fixture's shapes): either order.
+        const QStringList top = {proxy.index(0, RunModel::NameColumn, root).data().toString(),
+                                 proxy.index(1, RunModel::NameColumn, root).data().toString()};
+        QVERIFY2(top.contains(kFlash) && top.contains(kNvjet), qPrintable(top.join(QLatin1String(" | "))));
+        for (int row = 2; row < proxy.rowCount(root); ++row)
+            QCOMPARE(proxy.index(row, RunModel::FlopsColumn, root).data().toString(), QStringLiteral("—"));
     }
 
     void unlinkedRunSaysWhy()
