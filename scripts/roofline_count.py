@@ -2,7 +2,8 @@
 """Independent count of FLOPs, bytes and achieved rates per op of a Kineto trace (docs/roofline.md).
 
 Reads the raw trace (.json or .json.gz) with the Python standard library only and applies the
-formulas of docs/roofline.md to each op's recorded "Input Dims" and "Input type", without any code
+formulas of docs/roofline.md to each op's recorded "Input Dims", "Input type" and (convolution
+forward, attention) "Concrete Inputs", without any code
 of the workbench. Rows are (op name, Input Dims) as in the report's `ops[]`; the distinct "Input
 type" lists of a row's calls are each costed and must agree. Device self time per row (the GPU
 events an op launched itself) is counted by scripts/attribution_count.py, itself an independent
@@ -100,8 +101,118 @@ def broadcast(shapes):
     return out
 
 
-def cost(op, dims, types):
-    """(flops, bytes, math dtype) of one call, or a string saying why not."""
+# Where each convolution op keeps (bias, stride, padding, dilation, transposed, output_padding, groups)
+# in its arguments (native_functions.yaml); None: not an argument; transposed True/False: fixed.
+CONV_ARGS = {
+    "convolution": (2, 3, 4, 5, 6, 7, 8), "_convolution": (2, 3, 4, 5, 6, 7, 8),
+    "conv1d": (2, 3, 4, 5, False, None, 6), "conv2d": (2, 3, 4, 5, False, None, 6),
+    "conv3d": (2, 3, 4, 5, False, None, 6),
+    "cudnn_convolution": (None, 3, 2, 4, False, None, 5),
+    "miopen_convolution": (2, 4, 3, 5, False, None, 6),
+    "conv_transpose1d": (2, 3, 4, 7, True, 5, 6), "conv_transpose2d": (2, 3, 4, 7, True, 5, 6),
+    "conv_transpose3d": (2, 3, 4, 7, True, 5, 6),
+}
+
+
+def causal_index(op, n):
+    """(index of is_causal in Concrete Inputs, is an int custom_mask_type) by the argument count."""
+    if op == "scaled_dot_product_attention":
+        return (5, False) if n >= 6 else None
+    if op == "_scaled_dot_product_flash_attention":
+        return (4, False) if n >= 5 else None
+    if op == "_scaled_dot_product_efficient_attention":
+        return (4, False) if n == 5 else (6, False) if n >= 8 else None
+    if op == "_scaled_dot_product_cudnn_attention":
+        return (4, False) if n == 7 else (6, False) if n >= 9 else None
+    if op == "_flash_attention_forward":
+        return (8, False) if n >= 9 else None
+    if op == "_efficient_attention_forward":
+        return (9, True) if n >= 10 else None
+    if op in ("_scaled_dot_product_flash_attention_backward", "_flash_attention_backward"):
+        return (11, False) if n >= 12 else None
+    if op == "_scaled_dot_product_efficient_attention_backward":
+        return (6, False) if n == 8 else (11, False) if n >= 12 else None
+    if op == "_scaled_dot_product_cudnn_attention_backward":
+        return (14, False) if n >= 15 else None
+    if op == "_efficient_attention_backward":
+        return (14, True) if n >= 15 else None
+    return None
+
+
+def int_list(text, rank, default):
+    """'[2, 2]', '2' or '' (default) as `rank` numbers; None when it is none of these."""
+    text = text.strip()
+    if text == "":
+        return [default] * rank
+    inner = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        vals = [int(x) for x in inner.split(",") if x.strip() != ""]
+    except ValueError:
+        return None
+    if len(vals) == 1:
+        vals = vals * rank
+    if len(vals) != rank or any(v < 0 for v in vals):
+        return None
+    return vals
+
+
+def conv_forward(op, t, concrete):
+    bad = "the recorded shapes do not fit the op's formula"
+    X, W = (t[0] if t else None), (t[1] if len(t) > 1 else None)
+    if not X or not W or len(W.dims) < 3 or len(X.dims) != len(W.dims):
+        return bad
+    if concrete is None:
+        return "no Concrete Inputs recorded"
+    bias_i, s_i, p_i, d_i, tr_i, op_i, g_i = CONV_ARGS[op]
+    args = concrete
+    if len(args) <= g_i:
+        return "Concrete Inputs do not fit"
+    arg = lambda i: args[i] if i is not None and i < len(args) else ""
+    rank = len(X.dims) - 2
+    ptext = arg(p_i).strip()
+    same = ptext == "same"
+    pad = [0] * rank if ptext in ("same", "valid") else int_list(ptext, rank, 0)
+    stride, dil, opad = int_list(arg(s_i), rank, 1), int_list(arg(d_i), rank, 1), int_list(arg(op_i), rank, 0)
+    gtext = arg(g_i).strip()
+    try:
+        groups = int(gtext) if gtext else 1
+    except ValueError:
+        return "Concrete Inputs do not fit"
+    if None in (pad, stride, dil, opad) or groups < 1:
+        return "Concrete Inputs do not fit"
+    if isinstance(tr_i, bool):
+        transposed = tr_i
+    else:
+        if arg(tr_i).strip() not in ("True", "False"):
+            return "Concrete Inputs do not fit"
+        transposed = arg(tr_i).strip() == "True"
+    if (W.dims[0] != X.dims[1]) if transposed else (W.dims[1] * groups != X.dims[1]):
+        return bad
+    out = [X.dims[0], W.dims[1] * groups if transposed else W.dims[0]]
+    for i in range(rank):
+        n, k = X.dims[2 + i], W.dims[2 + i]
+        if same:
+            o = n
+        elif transposed:
+            o = (n - 1) * stride[i] - 2 * pad[i] + dil[i] * (k - 1) + opad[i] + 1
+        else:
+            o = (n + 2 * pad[i] - dil[i] * (k - 1) - 1) // max(1, stride[i]) + 1
+        if o < 1:
+            return bad
+        out.append(o)
+    n_out = prod(out)
+    f = 2 * (X.n if transposed else n_out) * prod(W.dims[1:])
+    by = X.bytes + W.bytes + n_out * X.b
+    B = t[bias_i] if bias_i is not None and bias_i < len(t) else None
+    if B:
+        f += n_out
+        by += B.bytes
+    return f, by, X.dtype
+
+
+def cost(op, dims, types, concrete=None):
+    """(flops, bytes, math dtype) of one call, or a string saying why not. `concrete`: the call's
+    "Concrete Inputs" (a list of strings) for the ops that need them, else None."""
     if len(dims) != len(types) or not dims:
         return "Input Dims and Input type do not pair up"
     t = tensors(dims, types)
@@ -164,9 +275,8 @@ def cost(op, dims, types):
         if not G or not X or not W or len(W.dims) < 3 or len(G.dims) != len(W.dims) or len(X.dims) != len(W.dims):
             return bad
         return 2 * G.n * (2 * prod(W.dims[1:])), 2 * (G.bytes + X.bytes + W.bytes), X.dtype
-    if op in ("convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
-              "miopen_convolution", "conv_transpose2d"):
-        return "stride, padding and dilation are not in Input Dims"
+    if op in CONV_ARGS:
+        return conv_forward(op, t, concrete)
     sdpa = {"scaled_dot_product_attention": (False, False), "_scaled_dot_product_flash_attention": (False, False),
             "_scaled_dot_product_efficient_attention": (False, False),
             "_scaled_dot_product_cudnn_attention": (False, False),
@@ -186,9 +296,28 @@ def cost(op, dims, types):
         nkv = K.dims[1] if bnhd else K.dims[2]
         d, dv = Q.dims[3], V.dims[3]
         out = b * h * nq * dv
+        share = 1.0
+        if concrete is not None:  # is_causal: half of QK^T is masked (Nq = Nkv only)
+            where = causal_index(op, len(concrete))
+            if where is None:
+                return "Concrete Inputs do not fit"
+            v = concrete[where[0]].strip()
+            if where[1]:
+                try:
+                    causal = int(v) != 0
+                except ValueError:
+                    return "Concrete Inputs do not fit"
+            elif v in ("True", "False"):
+                causal = v == "True"
+            else:
+                return "Concrete Inputs do not fit"
+            if causal and nq != nkv:
+                return "causal with Nq != Nkv"
+            share = 0.5 if causal else 1.0
         if not backward:
-            return 2 * b * h * nq * nkv * (d + dv), Q.bytes + K.bytes + V.bytes + out * Q.b, Q.dtype
-        return (2 * b * h * nq * nkv * (3 * d + 2 * dv), 2 * (Q.bytes + K.bytes + V.bytes) + 2 * out * Q.b, Q.dtype)
+            return 2 * b * h * nq * nkv * (d + dv) * share, Q.bytes + K.bytes + V.bytes + out * Q.b, Q.dtype
+        return (2 * b * h * nq * nkv * (3 * d + 2 * dv) * share, 2 * (Q.bytes + K.bytes + V.bytes) + 2 * out * Q.b,
+                Q.dtype)
     if op in ("layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm"):
         X = at(0)
         if not X:
@@ -265,6 +394,7 @@ def count(path, table):
         doc = json.loads(f.read().decode("utf-8", "replace"))
     props = doc.get("deviceProperties") if isinstance(doc, dict) else None
     device = props[0].get("name") if isinstance(props, list) and props and isinstance(props[0], dict) else None
+    concretes = {}  # (name, dims text) -> distinct Concrete Inputs lists, for the ops whose cost needs them
     for e in events:
         if not isinstance(e, dict) or e.get("ph") != "X" or e.get("cat") not in OP_CATS:
             continue
@@ -272,6 +402,13 @@ def count(path, table):
         if "Input Dims" not in args or not isinstance(e.get("name"), str):
             continue
         key = (e["name"], attribution_count.shapes_text(args))
+        name = e["name"][6:] if e["name"].startswith("aten::") else None
+        if name is not None and (name in CONV_ARGS or causal_index(name, 99) is not None) and \
+                isinstance(args.get("Concrete Inputs"), list):
+            lst = concretes.setdefault(key, [])
+            text = json.dumps(args["Concrete Inputs"], separators=(",", ":"))
+            if text not in lst:
+                lst.append(text)
         it = args.get("Input type")
         if it is None:
             continue
@@ -289,7 +426,8 @@ def count(path, table):
         if not lists:
             continue
         dims = json.loads(shapes)
-        costs = [cost(name[6:], dims, json.loads(t)) for t in lists]
+        conc = [json.loads(c) for c in concretes.get((name, shapes), [])] or [None]
+        costs = [cost(name[6:], dims, json.loads(t), c) for t in lists for c in conc]
         if any(not isinstance(c, tuple) for c in costs):
             continue
         if any((c[0], c[1], roof_dtype(c[2])) != (costs[0][0], costs[0][1], roof_dtype(costs[0][2])) for c in costs):

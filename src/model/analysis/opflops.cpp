@@ -102,6 +102,112 @@ double product(const std::vector<double> &dims, size_t from = 0, size_t to = siz
     return n;
 }
 
+/// "Concrete Inputs" as the trace writes them: one string per argument ("", "[2, 2]", "1", "True").
+QStringList readConcrete(const QString &concrete)
+{
+    QStringList out;
+    const QJsonArray values = QJsonDocument::fromJson(concrete.toUtf8()).array();
+    for (const QJsonValue &v : values)
+        out.append(v.toString());
+    return out;
+}
+
+/// An int list argument ("[2, 2]", "2", "[2]") spread over `rank` spatial dims; "" is `fallback`.
+/// False when it is none of these.
+bool spatialArgument(const QString &text, size_t rank, double fallback, std::vector<double> &out)
+{
+    out.assign(rank, fallback);
+    QString t = text.trimmed();
+    if (t.isEmpty())
+        return true;
+    if (t.startsWith(QLatin1Char('[')) && t.endsWith(QLatin1Char(']')))
+        t = t.mid(1, t.size() - 2);
+    const QStringList parts = t.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (parts.size() != 1 && size_t(parts.size()) != rank)
+        return false;
+    for (size_t i = 0; i < rank; ++i) {
+        bool ok = false;
+        const double v = parts.at(parts.size() == 1 ? 0 : qsizetype(i)).trimmed().toDouble(&ok);
+        if (!ok || v < 0)
+            return false;
+        out[i] = v;
+    }
+    return true;
+}
+
+/// Where a convolution op keeps its arguments (native_functions.yaml; -1: not an argument of it).
+struct ConvSignature {
+    int bias, stride, padding, dilation, transposed, outputPadding, groups;
+    bool alwaysTransposed;
+};
+
+std::optional<ConvSignature> convSignature(const QString &op)
+{
+    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if (op == QLatin1String("convolution") || op == QLatin1String("_convolution"))
+        return ConvSignature{2, 3, 4, 5, 6, 7, 8, false};
+    // conv2d(input, weight, bias, stride, padding, dilation, groups)
+    if (op == QLatin1String("conv1d") || op == QLatin1String("conv2d") || op == QLatin1String("conv3d"))
+        return ConvSignature{2, 3, 4, 5, -1, -1, 6, false};
+    // cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32)
+    if (op == QLatin1String("cudnn_convolution"))
+        return ConvSignature{-1, 3, 2, 4, -1, -1, 5, false};
+    // miopen_convolution(self, weight, bias, padding, stride, dilation, groups, benchmark, deterministic)
+    if (op == QLatin1String("miopen_convolution"))
+        return ConvSignature{2, 4, 3, 5, -1, -1, 6, false};
+    // conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if (op == QLatin1String("conv_transpose1d") || op == QLatin1String("conv_transpose2d") ||
+        op == QLatin1String("conv_transpose3d"))
+        return ConvSignature{2, 3, 4, 7, -1, 5, 6, true};
+    return std::nullopt;
+}
+
+/// Where an attention op writes is_causal in its "Concrete Inputs", by the number of its
+/// arguments (the signatures changed between PyTorch releases); maskType: an int
+/// custom_mask_type (0 none, 1 and 2 causal) instead of a bool.
+struct CausalArgument {
+    int index = -1;
+    bool maskType = false;
+};
+
+CausalArgument causalArgument(const QString &op, qsizetype arguments)
+{
+    auto at = [&](int index, qsizetype atLeast) { return arguments >= atLeast ? CausalArgument{index, false} : CausalArgument{}; };
+    // (query, key, value, attn_mask, dropout_p, is_causal, scale[, enable_gqa])
+    if (op == QLatin1String("scaled_dot_product_attention"))
+        return at(5, 6);
+    // (query, key, value, dropout_p, is_causal, return_debug_mask, scale)
+    if (op == QLatin1String("_scaled_dot_product_flash_attention"))
+        return at(4, 5);
+    // (query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, scale); 2.0: (query, key, value, compute_log_sumexp, is_causal)
+    if (op == QLatin1String("_scaled_dot_product_efficient_attention"))
+        return arguments == 5 ? CausalArgument{4, false} : at(6, 8);
+    // (query, key, value, attn_bias, compute_log_sumexp, dropout_p, is_causal, return_debug_mask, scale); 2.3: (query, key, value, dropout_p, is_causal, return_debug_mask, scale)
+    if (op == QLatin1String("_scaled_dot_product_cudnn_attention"))
+        return arguments == 7 ? CausalArgument{4, false} : at(6, 9);
+    // (query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, …)
+    if (op == QLatin1String("_flash_attention_forward"))
+        return at(8, 9);
+    // (query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, dropout_p, custom_mask_type, …)
+    if (op == QLatin1String("_efficient_attention_forward"))
+        return arguments >= 10 ? CausalArgument{9, true} : CausalArgument{};
+    // (grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, …)
+    if (op == QLatin1String("_scaled_dot_product_flash_attention_backward") ||
+        op == QLatin1String("_flash_attention_backward"))
+        return at(11, 12);
+    // (grad_out_, query, key, value, attn_bias, out, logsumexp, philox_seed, philox_offset, dropout_p, grad_input_mask, is_causal, scale);
+    // 2.0: (grad_out_, query, key, value, out, logsumexp, is_causal, chunk_grad_outputs)
+    if (op == QLatin1String("_scaled_dot_product_efficient_attention_backward"))
+        return arguments == 8 ? CausalArgument{6, false} : at(11, 12);
+    // (grad_out, query, key, value, out, logsumexp, philox_seed, philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, scale)
+    if (op == QLatin1String("_scaled_dot_product_cudnn_attention_backward"))
+        return at(14, 15);
+    // (grad_out_, query, key, value, bias, out, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, logsumexp, dropout_p, philox_seed, philox_offset, custom_mask_type, …)
+    if (op == QLatin1String("_efficient_attention_backward"))
+        return arguments >= 15 ? CausalArgument{14, true} : CausalArgument{};
+    return {};
+}
+
 enum class Family { None, Mm, Addmm, Bmm, Baddbmm, Matmul, Linear, ConvBackward, ConvBackwardOld, ConvForward,
                     Sdpa, SdpaBhnd, SdpaBackward, SdpaBackwardBhnd, LayerNorm, LayerNormBackward, RmsNorm, BatchNorm,
                     Softmax, SoftmaxBackward, Embedding, Elementwise, Fill, Copy, Reduction };
@@ -186,8 +292,8 @@ Family familyOf(const QString &op)
     return Family::None;
 }
 
-/// The cost of one call for one "Input type" list.
-OpCost costOnce(Family family, const QString &shapes, const QString &types)
+/// The cost of one call for one "Input type" list and one "Concrete Inputs" list (empty: none).
+OpCost costOnce(Family family, const QString &op, const QString &shapes, const QString &types, const QString &concrete)
 {
     OpCost c;
     bool ok = false;
@@ -291,9 +397,73 @@ OpCost costOnce(Family family, const QString &shapes, const QString &types)
         const double bytes = 2 * (gradOut->bytes() + input->bytes() + weight->bytes());
         return done(*input, flops, bytes, QStringLiteral("convolution backward"));
     }
-    case Family::ConvForward:
-        return fail(QStringLiteral("stride, padding and dilation are not in Input Dims, so the output size is "
-                                   "unknown (its backward is modelled)"));
+    case Family::ConvForward: {
+        const std::optional<ConvSignature> sig = convSignature(op);
+        const Input *input = tensor(0), *weight = tensor(1);
+        if (!sig || !input || !weight || weight->dims.size() < 3 || input->dims.size() != weight->dims.size())
+            return fail(shapesMismatch);
+        if (concrete.isEmpty())
+            return fail(QStringLiteral("no Concrete Inputs recorded: stride, padding and dilation, which give the "
+                                       "output size, are not in Input Dims"));
+        const QStringList args = readConcrete(concrete);
+        auto arg = [&](int i) { return i >= 0 && i < args.size() ? args.at(i) : QString(); };
+        const QString signatureMismatch =
+            QStringLiteral("its Concrete Inputs do not fit the op's arguments (stride, padding, dilation, groups)");
+        if (args.size() <= sig->groups)
+            return fail(signatureMismatch);
+        const size_t spatial = input->dims.size() - 2;
+        std::vector<double> stride, padding, dilation, outputPadding;
+        bool samePadding = false;
+        const QString paddingText = arg(sig->padding).trimmed();
+        if (paddingText == QLatin1String("same") || paddingText == QLatin1String("valid")) {
+            samePadding = paddingText == QLatin1String("same");  // conv2d(…, padding="same"): stride 1
+            padding.assign(spatial, 0);
+        } else if (!spatialArgument(paddingText, spatial, 0, padding)) {
+            return fail(signatureMismatch);
+        }
+        if (!spatialArgument(arg(sig->stride), spatial, 1, stride) ||
+            !spatialArgument(arg(sig->dilation), spatial, 1, dilation) ||
+            !spatialArgument(arg(sig->outputPadding), spatial, 0, outputPadding))
+            return fail(signatureMismatch);
+        bool groupsOk = false;
+        const QString groupsText = arg(sig->groups).trimmed();
+        const double groups = groupsText.isEmpty() ? 1.0 : groupsText.toDouble(&groupsOk);
+        if ((!groupsText.isEmpty() && !groupsOk) || groups < 1)
+            return fail(signatureMismatch);
+        bool transposed = sig->alwaysTransposed;
+        if (sig->transposed >= 0) {
+            const QString t = arg(sig->transposed).trimmed();
+            if (t != QLatin1String("True") && t != QLatin1String("False"))
+                return fail(signatureMismatch);
+            transposed = t == QLatin1String("True");
+        }
+        // Channels: weight is (out, in / groups, k…), transposed (in, out / groups, k…).
+        if (transposed ? weight->dims[0] != input->dims[1] : weight->dims[1] * groups != input->dims[1])
+            return fail(shapesMismatch);
+        std::vector<double> out = {input->dims[0], transposed ? weight->dims[1] * groups : weight->dims[0]};
+        for (size_t i = 0; i < spatial; ++i) {
+            const double in = input->dims[2 + i], k = weight->dims[2 + i];
+            const double size = samePadding ? in
+                                : transposed ? (in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) +
+                                                   outputPadding[i] + 1
+                                             : std::floor((in + 2 * padding[i] - dilation[i] * (k - 1) - 1) /
+                                                          std::max(1.0, stride[i])) + 1;
+            if (!(size >= 1))
+                return fail(shapesMismatch);
+            out.push_back(size);
+        }
+        const double outElements = product(out);
+        // Each output (transposed: each input) element is a dot product over weight's in / groups × k… .
+        const double perElement = 2 * product(weight->dims, 1);
+        double flops = (transposed ? input->elements() : outElements) * perElement;
+        double bytes = input->bytes() + weight->bytes() + outElements * input->bytesPerElement;
+        if (const Input *bias = sig->bias >= 0 ? tensor(size_t(sig->bias)) : nullptr) {
+            flops += outElements;
+            bytes += bias->bytes();
+        }
+        return done(*input, flops, bytes,
+                    transposed ? QStringLiteral("transposed convolution") : QStringLiteral("convolution"));
+    }
     case Family::Sdpa:
     case Family::SdpaBhnd:
     case Family::SdpaBackward:
@@ -310,15 +480,35 @@ OpCost costOnce(Family family, const QString &shapes, const QString &types)
         const double nkv = bnhd ? k.dims[1] : k.dims[2];
         const double d = q.dims[3], dv = v.dims[3];
         const double outElements = batch * heads * nq * dv;
+        // A causal mask skips the upper triangle of QKᵀ: half the products (Nq = Nkv only; with
+        // Nq ≠ Nkv the mask's alignment decides the count). Without Concrete Inputs: non-causal.
+        bool causal = false;
+        QString causalNote = QStringLiteral(", is_causal not recorded: costed as non-causal");
+        if (!concrete.isEmpty()) {
+            const QStringList args = readConcrete(concrete);
+            const CausalArgument where = causalArgument(op, args.size());
+            const QString value = where.index >= 0 ? args.at(where.index).trimmed() : QString();
+            bool numberOk = false;
+            const int maskType = where.maskType ? value.toInt(&numberOk) : 0;
+            if (where.index < 0 || (where.maskType ? !numberOk
+                                                   : value != QLatin1String("True") && value != QLatin1String("False")))
+                return fail(QStringLiteral("its Concrete Inputs do not fit the op's arguments (is_causal)"));
+            causal = where.maskType ? maskType != 0 : value == QLatin1String("True");
+            causalNote = causal ? QStringLiteral(", causal") : QString();
+            if (causal && nq != nkv)
+                return fail(QStringLiteral("causal attention with %1 queries and %2 keys: the mask's alignment decides "
+                                           "the FLOPs").arg(nq).arg(nkv));
+        }
+        const double maskShare = causal ? 0.5 : 1.0;
         if (!backward) {
-            const double flops = 2 * batch * heads * nq * nkv * (d + dv);
+            const double flops = 2 * batch * heads * nq * nkv * (d + dv) * maskShare;
             const double bytes = q.bytes() + k.bytes() + v.bytes() + outElements * q.bytesPerElement;
-            return done(q, flops, bytes, QStringLiteral("attention"));
+            return done(q, flops, bytes, QStringLiteral("attention") + causalNote);
         }
         // Recompute QKᵀ, then dV, dP, dQ, dK: five matrix products.
-        const double flops = 2 * batch * heads * nq * nkv * (3 * d + 2 * dv);
+        const double flops = 2 * batch * heads * nq * nkv * (3 * d + 2 * dv) * maskShare;
         const double bytes = 2 * (q.bytes() + k.bytes() + v.bytes()) + 2 * outElements * q.bytesPerElement;
-        return done(q, flops, bytes, QStringLiteral("attention backward"));
+        return done(q, flops, bytes, QStringLiteral("attention backward") + causalNote);
     }
     case Family::LayerNorm:
     case Family::RmsNorm: {
@@ -435,7 +625,8 @@ int dtypeBytes(const QString &dtype)
     return 0;
 }
 
-OpCost opCost(const QString &name, const std::optional<QString> &inputShapes, const QStringList &inputTypes)
+OpCost opCost(const QString &name, const std::optional<QString> &inputShapes, const QStringList &inputTypes,
+              const QStringList &concreteInputs)
 {
     OpCost c;
     const QString op = name.startsWith(QLatin1String("aten::")) ? name.mid(6) : QString();
@@ -452,21 +643,30 @@ OpCost opCost(const QString &name, const std::optional<QString> &inputShapes, co
         c.reason = QStringLiteral("no input dtypes recorded (\"Input type\")");
         return c;
     }
-    for (const QString &types : inputTypes) {
-        const OpCost one = costOnce(family, *inputShapes, types);
-        if (!one.modelled)
-            return one;
-        if (&types == &inputTypes.front()) {
-            c = one;
-            continue;
+    // Each dtype list with each list of concrete inputs: they must cost the same.
+    const QStringList concretes = concreteInputs.isEmpty() ? QStringList{QString()} : concreteInputs;
+    bool first = true;
+    for (const QString &types : inputTypes)
+        for (const QString &concrete : concretes) {
+            const OpCost one = costOnce(family, op, *inputShapes, types, concrete);
+            if (!one.modelled)
+                return one;
+            if (first) {
+                c = one;
+                first = false;
+                continue;
+            }
+            if (one.flops != c.flops || one.bytes != c.bytes || one.dtype != c.dtype) {
+                OpCost mixed;
+                mixed.reason = inputTypes.size() > 1
+                                   ? QStringLiteral("its calls of these shapes ran with different dtypes (%1)")
+                                         .arg(inputTypes.join(QLatin1String(" / ")))
+                                   : QStringLiteral("its calls of these shapes ran with arguments that cost "
+                                                    "differently (Concrete Inputs %1)")
+                                         .arg(concreteInputs.join(QLatin1String(" / ")));
+                return mixed;
+            }
         }
-        if (one.flops != c.flops || one.bytes != c.bytes || one.dtype != c.dtype) {
-            OpCost mixed;
-            mixed.reason = QStringLiteral("its calls of these shapes ran with different dtypes (%1)")
-                               .arg(inputTypes.join(QLatin1String(" / ")));
-            return mixed;
-        }
-    }
     return c;
 }
 

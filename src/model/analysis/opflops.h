@@ -26,8 +26,11 @@ struct OpCost {
 };
 
 /// `inputShapes`: "Input Dims" as compact JSON text (nullopt: not recorded); `inputTypes`: the
-/// distinct "Input type" lists the op's calls carried (several: each is costed, and they must agree).
-OpCost opCost(const QString &name, const std::optional<QString> &inputShapes, const QStringList &inputTypes);
+/// distinct "Input type" lists the op's calls carried (several: each is costed, and they must
+/// agree); `concreteInputs`: the distinct "Concrete Inputs" lists, the same way (a convolution's
+/// stride, padding, dilation, groups; attention's is_causal; empty when not recorded).
+OpCost opCost(const QString &name, const std::optional<QString> &inputShapes, const QStringList &inputTypes,
+              const QStringList &concreteInputs = {});
 
 /// Bytes per element of a dtype as Kineto writes it ("float" 4, "c10::BFloat16" 2, "long int" 8);
 /// 0 for what is no tensor dtype ("Scalar", "GenericList", "").

@@ -8,7 +8,7 @@ namespace goblin {
 OpRoofline opRoofline(const OpStats &op, const GpuRoof &roof)
 {
     OpRoofline r;
-    r.cost = op.runtimeCall ? OpCost{} : opCost(op.name, op.inputShapes, op.inputTypes);
+    r.cost = op.runtimeCall ? OpCost{} : opCost(op.name, op.inputShapes, op.inputTypes, op.concreteInputs);
     if (op.runtimeCall)
         r.cost.reason = QStringLiteral("a runtime call (graph replay), not an op with shapes");
     if (!r.cost.modelled) {

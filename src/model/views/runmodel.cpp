@@ -4,6 +4,7 @@
 #include "modelroles.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace goblin {
@@ -21,6 +22,24 @@ const KernelReading &readingOf(const RunAnalysis &run, HeuristicsProfile profile
 bool isNumeric(int column)
 {
     return column >= RunModel::CallsColumn && column < RunModel::ColumnCount;
+}
+
+bool isRoofline(int column)
+{
+    return column >= RunModel::FlopsColumn && column <= RunModel::RoofPercentColumn;
+}
+
+/// "4.81 GFLOP", "1.20 PFLOP": three significant digits with an SI prefix.
+QString formatFlopCount(double flops)
+{
+    static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    double v = flops;
+    while (std::abs(v) >= 1000.0 && p < 6) {
+        v /= 1000.0;
+        ++p;
+    }
+    return QStringLiteral("%1 %2FLOP").arg(QString::number(v, 'f', v < 10 ? 2 : v < 100 ? 1 : 0), QLatin1String(prefixes[p]));
 }
 
 /// GPUs × steps the trace covers (workbench reading, whichever profile is shown: the reference
@@ -63,7 +82,8 @@ int RunModel::addRun(std::shared_ptr<const RunAnalysis> run)
     if (existing >= 0)
         removeRun(existing);
     beginInsertRows({}, row, row);
-    m_runs.insert(m_runs.begin() + row, Entry{m_nextId++, std::move(run)});
+    std::shared_ptr<const KernelRooflines> rooflines = rooflinesOf(*run);
+    m_runs.insert(m_runs.begin() + row, Entry{m_nextId++, std::move(run), std::move(rooflines)});
     endInsertRows();
     return row;
 }
@@ -75,6 +95,19 @@ void RunModel::removeRun(int row)
     beginRemoveRows({}, row, row);
     m_runs.erase(m_runs.begin() + row);
     endRemoveRows();
+}
+
+std::shared_ptr<const RunModel::KernelRooflines> RunModel::rooflinesOf(const RunAnalysis &run)
+{
+    auto out = std::make_shared<KernelRooflines>();
+    const KernelRooflineTable table = kernelRooflines(run.torch.attribution, decideGpuRoof(run.facts.devices));
+    const KernelRoofline unlinked = kernelRooflineUnlinked(run.torch.attribution);
+    out->perName.reserve(run.kernels.names.size());
+    for (const std::string &name : run.kernels.names) {
+        const auto it = table.constFind(QString::fromStdString(name));
+        out->perName.push_back(it != table.cend() ? *it : unlinked);
+    }
+    return out;
 }
 
 std::shared_ptr<const RunAnalysis> RunModel::run(int row) const
@@ -169,7 +202,60 @@ QVariant RunModel::data(const QModelIndex &index, int role) const
     const int runRow = rowOfId(index.internalId());
     if (runRow < 0)
         return {};
+    const bool rooflineRole = role == Qt::DisplayRole || role == Qt::ToolTipRole || role == SortRole ||
+                              role == RawValueRole || role == StateRole || role == SourceRole;
+    if (isRoofline(index.column()) && rooflineRole) {
+        const KernelRooflines &rooflines = *m_runs[std::size_t(runRow)].rooflines;
+        if (std::size_t(index.row()) >= rooflines.perName.size())
+            return {};
+        return rooflineData(rooflines.perName[std::size_t(index.row())], index.column(), role);
+    }
     return kernelData(*m_runs[std::size_t(runRow)].run, runRow, std::size_t(index.row()), index.column(), role);
+}
+
+QVariant RunModel::rooflineData(const KernelRoofline &r, int column, int role) const
+{
+    const std::optional<double> value = column == FlopsColumn          ? r.flops
+                                        : column == AchievedTflopsColumn ? r.achievedTflops
+                                                                         : r.efficiencyPct;
+    const QString &reason = column == FlopsColumn ? r.costReason : column == AchievedTflopsColumn ? r.rateReason : r.roofReason;
+    switch (role) {
+    case StateRole:
+        return int(value ? ValueState::Estimated : ValueState::Unknown);
+    case SourceRole:
+        return value ? r.source : reason;
+    case Qt::ToolTipRole: {
+        if (!value)
+            return tr("Unknown: %1").arg(reason);
+        QStringList lines;
+        lines << tr("%1 over %2 launches by ops, %3 of device time (the primary trace)")
+                     .arg(formatFlopCount(*r.flops))
+                     .arg(r.launches)
+                     .arg(formatDurationNs(double(r.deviceNs)));
+        lines << tr("from %1 (docs/roofline.md)").arg(r.source);
+        if (r.achievedTflops)
+            lines << tr("achieved %1 TFLOP/s").arg(QString::number(*r.achievedTflops, 'g', 4));
+        if (r.roofTflops)
+            lines << tr("roof at its intensity %1 TFLOP/s (%2)").arg(QString::number(*r.roofTflops, 'g', 4), r.dtypeName);
+        if (r.timeAtRoofS)
+            lines << tr("time at the roof %1").arg(formatDurationNs(*r.timeAtRoofS * 1e9));
+        if (!r.efficiencyPct && !r.roofReason.isEmpty())
+            lines << tr("no %% of roof: %1").arg(r.roofReason);
+        return lines.join(QLatin1Char('\n'));
+    }
+    case Qt::DisplayRole:
+        if (!value)
+            return QStringLiteral("—");
+        if (column == FlopsColumn)
+            return formatFlopCount(*value);
+        return column == AchievedTflopsColumn ? QString::number(*value, 'g', 4) : formatPercent(*value, 1);
+    case SortRole:  // unknown below every number (a NaN would leave the sort's order undefined)
+        return value ? *value : std::numeric_limits<double>::lowest();
+    case RawValueRole:
+        return value ? *value : qQNaN();  // unknown, never 0
+    default:
+        return {};
+    }
 }
 
 QVariant RunModel::runData(const RunAnalysis &run, int row, int column, int role) const
@@ -292,6 +378,15 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
         case TimePerStepColumn:
             return tr("The whole-trace sum divided by GPUs × steps the trace covers: the mean per step on "
                       "one GPU (the divisor the budget uses); — when the run gives no step count");
+        case FlopsColumn:
+            return tr("FLOPs of a matrix kernel (GEMM, convolution, attention) from the recorded shapes of the op "
+                      "calls that launched it, one kernel per call (kernel names carry the tile, not the problem "
+                      "size); — when unknown, the tooltip says why (docs/roofline.md)");
+        case AchievedTflopsColumn:
+            return tr("FLOPs / the device time of its launches by ops (the primary trace), TFLOP/s");
+        case RoofPercentColumn:
+            return tr("Time its launches would take at the GPU's roof (data sheet peak for its dtype, or memory "
+                      "bandwidth at its intensity) / their device time; — when the GPU or the kernel has no roof");
         default:
             return {};
         }
@@ -319,6 +414,12 @@ QVariant RunModel::headerData(int section, Qt::Orientation orientation, int role
         return tr("Max");
     case PercentGpuColumn:
         return tr("% GPU time");
+    case FlopsColumn:
+        return tr("FLOPs");
+    case AchievedTflopsColumn:
+        return tr("Achieved\nTFLOP/s");
+    case RoofPercentColumn:
+        return tr("% of roof");
     }
     return {};
 }

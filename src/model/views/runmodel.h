@@ -1,6 +1,7 @@
 #pragma once
 /// \file The open runs and, under each, its distinct kernel names with per-name statistics.
 
+#include "kernelroofline.h"
 #include "runanalysis.h"
 
 #include <QAbstractItemModel>
@@ -31,6 +32,12 @@ public:
         MinColumn,
         MaxColumn,
         PercentGpuColumn,
+        /// Matrix kernels (GEMM, convolution, attention) against the GPU's roof: FLOPs from the
+        /// shapes of the op calls that launched them (analysis/kernelroofline.h); "—" with the
+        /// reason in the tooltip when unknown.
+        FlopsColumn,
+        AchievedTflopsColumn,
+        RoofPercentColumn,
         ColumnCount
     };
 
@@ -60,10 +67,17 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    /// The run's kernels against the roof, per name id (computed once when the run is added).
+    struct KernelRooflines {
+        std::vector<KernelRoofline> perName;
+    };
     struct Entry {
         quintptr id;  ///< stable across removals; the internal id of the run's kernel rows
         std::shared_ptr<const RunAnalysis> run;
+        std::shared_ptr<const KernelRooflines> rooflines;
     };
+    static std::shared_ptr<const KernelRooflines> rooflinesOf(const RunAnalysis &run);
+    QVariant rooflineData(const KernelRoofline &r, int column, int role) const;
     int rowOfId(quintptr id) const;
     QVariant runData(const RunAnalysis &run, int row, int column, int role) const;
     QVariant kernelData(const RunAnalysis &run, int runRow, std::size_t nameId, int column, int role) const;

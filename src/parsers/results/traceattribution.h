@@ -42,6 +42,10 @@ struct OpStats {
     /// The dtypes of its inputs as the trace writes "Input type" (compact JSON text), one entry
     /// per distinct list among its calls (usually one); empty when not recorded.
     QStringList inputTypes;
+    /// "Concrete Inputs" (the scalar arguments: a convolution's stride, padding, dilation and
+    /// groups, attention's is_causal) as compact JSON text, one entry per distinct list among its
+    /// calls; kept only for the ops whose cost depends on them (docs/roofline.md), else empty.
+    QStringList concreteInputs;
 };
 
 /// What kind of frame a stack holds (the flame graph colours them apart).
@@ -80,6 +84,16 @@ struct KernelOpLink {
     qint64 deviceNs = 0;
 };
 
+/// A kernel and one op row (name and input shapes) that launched it: the kernel's FLOPs come from
+/// the shapes of the ops that launched it (docs/roofline.md).
+struct KernelOpRowLink {
+    QString kernelName;
+    QString opName;
+    std::optional<QString> inputShapes;  ///< the op row's; nullopt: not recorded
+    qint64 events = 0;                   ///< launches of the kernel by ops of this row
+    qint64 deviceNs = 0;
+};
+
 /// The attribution of one step (ProfilerStep#N range on the CPU lane) or of the whole trace.
 struct AttributionScope {
     QString label;      ///< "ProfilerStep#6", or "whole trace"
@@ -92,6 +106,8 @@ struct AttributionScope {
     LaunchTree launches;
     ModuleNode modules;  ///< root: name empty, kind Root
     std::vector<KernelOpLink> kernelOps;
+    /// The kernel ↔ op links by op row (name and shapes); filled for the whole trace only.
+    std::vector<KernelOpRowLink> kernelOpRows;
 };
 
 struct TraceAttribution {

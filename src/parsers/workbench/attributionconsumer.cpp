@@ -28,6 +28,8 @@ using syntax::trimJson;
 namespace {
 
 constexpr char kKeySeparator = '\x1f';  // between an op's name, its dtypes and its shapes; a pid and its tid
+/// Inside an op key's dtypes part: before the op's "Concrete Inputs" (kept for a few ops only).
+constexpr char kConcreteSeparator = '\x1d';
 constexpr quint32 kNone = ~quint32(0);
 
 bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -170,11 +172,13 @@ std::string inputDimsText(std::string_view args, bool *keyFound)
     return compactArrayText(std::string_view(p, size_t(end - p)));
 }
 
-void appendInputTypes(std::string &out, std::string_view args, std::string_view dimsToken)
+namespace {
+
+/// Appends the compact array of args[quotedKey], searched from behind "Input Dims" first.
+void appendArgArray(std::string &out, std::string_view args, std::string_view dimsToken, std::string_view key)
 {
     const char *const begin = args.data();
     const char *const end = begin + args.size();
-    constexpr std::string_view key = "\"Input type\"";
     const bool dimsInside = !dimsToken.empty() && dimsToken.data() >= begin && dimsToken.data() <= end;
     const char *const from = dimsInside ? dimsToken.data() + dimsToken.size() : begin;
     const char *p = findKey(from, end, key);
@@ -182,6 +186,44 @@ void appendInputTypes(std::string &out, std::string_view args, std::string_view 
         p = findKey(begin, from, key);
     if (p)
         appendCompactArray(out, std::string_view(p, size_t(end - p)));
+}
+
+} // namespace
+
+void appendInputTypes(std::string &out, std::string_view args, std::string_view dimsToken)
+{
+    appendArgArray(out, args, dimsToken, "\"Input type\"");
+}
+
+bool opNeedsConcreteInputs(std::string_view name)
+{
+    // Called for every op with shapes: one length test and one byte decide for nearly all names.
+    if (name.size() < 12 || !startsWith(name, "aten::"))
+        return false;
+    switch (name[6]) {
+    case 'c':
+        return name == "aten::convolution" || name == "aten::conv1d" || name == "aten::conv2d" ||
+               name == "aten::conv3d" || name == "aten::cudnn_convolution" || name == "aten::conv_transpose1d" ||
+               name == "aten::conv_transpose2d" || name == "aten::conv_transpose3d";
+    case 'm':
+        return name == "aten::miopen_convolution";
+    case 's':
+        return name == "aten::scaled_dot_product_attention";
+    case '_':
+        return name == "aten::_convolution" || startsWith(name, "aten::_scaled_dot_product_") ||
+               startsWith(name, "aten::_flash_attention_") || startsWith(name, "aten::_efficient_attention_");
+    default:
+        return false;
+    }
+}
+
+void appendConcreteInputs(std::string &out, std::string_view args, std::string_view dimsToken)
+{
+    const size_t mark = out.size();
+    out.push_back(kConcreteSeparator);
+    appendArgArray(out, args, dimsToken, "\"Concrete Inputs\"");
+    if (out.size() == mark + 1)
+        out.resize(mark);  // none recorded
 }
 
 std::string compactArrayText(std::string_view value)
@@ -357,6 +399,8 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
                     m_keyScratch.assign(name);
                     m_keyScratch.push_back(kKeySeparator);
                     appendInputTypes(m_keyScratch, args, dimsToken);
+                    if (opNeedsConcreteInputs(name))
+                        appendConcreteInputs(m_keyScratch, args, dimsToken);
                     m_keyScratch.push_back(kKeySeparator);
                     appendCompactArray(m_keyScratch, dimsToken);
                     m_shapes = true;
@@ -370,6 +414,8 @@ void AttributionConsumer::onEvent(const KinetoEvent &event)
                     m_keyScratch.assign(name);
                     m_keyScratch.push_back(kKeySeparator);
                     appendInputTypes(m_keyScratch, args, std::string_view());
+                    if (opNeedsConcreteInputs(name))
+                        appendConcreteInputs(m_keyScratch, args, std::string_view());
                     m_keyScratch.push_back(kKeySeparator);
                     m_keyScratch.append(dims);
                     m_shapes = true;
@@ -1186,6 +1232,8 @@ private:
         launchTree(s, used, outScope.launches);
         outScope.modules = moduleTree(s, used);
         kernelLinks(s, outScope.kernelOps);
+        if (si == 0)
+            kernelRowLinks(s, outScope.kernelOpRows);
         s = {};
     }
 
@@ -1218,10 +1266,22 @@ private:
                 const size_t sep = k.find(kKeySeparator);
                 const size_t second = sep == std::string::npos ? sep : k.find(kKeySeparator, sep + 1);
                 if (second != std::string::npos && second > sep + 1) {
-                    const QString types = qtext(std::string_view(k).substr(sep + 1, second - sep - 1));
-                    QStringList &list = ops[it->second].inputTypes;
-                    if (!list.contains(types))
-                        list.append(types);
+                    // The dtypes part: "Input type", then for a few ops kConcreteSeparator and
+                    // "Concrete Inputs".
+                    const std::string_view part = std::string_view(k).substr(sep + 1, second - sep - 1);
+                    const size_t concrete = part.find(kConcreteSeparator);
+                    if (concrete != 0) {
+                        const QString types = qtext(part.substr(0, concrete));
+                        QStringList &list = ops[it->second].inputTypes;
+                        if (!list.contains(types))
+                            list.append(types);
+                    }
+                    if (concrete != std::string_view::npos) {
+                        const QString values = qtext(part.substr(concrete + 1));
+                        QStringList &list = ops[it->second].concreteInputs;
+                        if (!list.contains(values))
+                            list.append(values);
+                    }
                 }
             }
             return ops[it->second];
@@ -1407,6 +1467,31 @@ private:
                 return a.deviceNs > b.deviceNs;
             return a.kernelName != b.kernelName ? a.kernelName < b.kernelName : a.opName < b.opName;
         });
+    }
+
+    /// Kernel ↔ op row links (name and shapes, the dtype variants of a row merged): a kernel's
+    /// FLOPs from the shapes of the ops that launched it.
+    void kernelRowLinks(const ScopeData &s, std::vector<KernelOpRowLink> &out) const
+    {
+        std::map<std::pair<quint32, quint32>, ScopeData::KernelOp> links;  // (kernel, row key) -> …
+        s.kernelOps.forEach([&](quint64 k, const ScopeData::KernelOp &link) {
+            ScopeData::KernelOp &l = links[{quint32(k >> 32), rowKey(quint32(k))}];
+            l.events += link.events;
+            l.ns += link.ns;
+        });
+        for (const auto &[k, link] : links) {
+            KernelOpRowLink row;
+            row.kernelName = qtext(m_in.names.text(k.first));
+            const std::string &key = m_in.names.text(k.second);
+            const size_t sep = key.find(kKeySeparator);
+            row.opName = qtext(std::string_view(key).substr(0, sep));
+            const size_t second = sep == std::string::npos ? sep : key.find(kKeySeparator, sep + 1);
+            if (second != std::string::npos)
+                row.inputShapes = qtext(std::string_view(key).substr(second + 1));
+            row.events = link.events;
+            row.deviceNs = link.ns;
+            out.push_back(std::move(row));
+        }
     }
 
     Records m_in;

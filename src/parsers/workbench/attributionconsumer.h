@@ -37,6 +37,12 @@ std::string inputDimsText(std::string_view args, bool *keyFound);
 /// nothing when there is none. `dimsToken`: the "Input Dims" value where the scanner located it
 /// inside `args` (the search starts behind it, where Kineto writes the types), else empty.
 void appendInputTypes(std::string &out, std::string_view args, std::string_view dimsToken);
+/// The ops whose cost needs their "Concrete Inputs" (a convolution's stride, padding, dilation,
+/// groups; attention's is_causal): only their key carries it, so no other op pays for the search.
+bool opNeedsConcreteInputs(std::string_view name);
+/// Appends '\x1d' and args["Concrete Inputs"] as compact JSON text to `out`; nothing when there is
+/// none. `dimsToken` as for appendInputTypes (Kineto writes it after "Input Dims").
+void appendConcreteInputs(std::string &out, std::string_view args, std::string_view dimsToken);
 /// compactArrayText appended to `out` (nothing when it would be empty): no allocation per op.
 void appendCompactArray(std::string &out, std::string_view value);
 /// A JSON array's text (from its '[') with whitespace outside strings removed; empty when it is

@@ -213,7 +213,7 @@ private slots:
                                                      << (96.0 + 32 + 3) * 4 << "fp32";
         QTest::newRow("sum") << "aten::sum" << "[[10,10],[],[],[]]" << "[\"c10::Half\",\"\",\"\",\"\"]" << 100.0
                              << 200.0 << "fp16";
-        QTest::newRow("conv forward: no stride") << "aten::convolution" << "[[1,3,8,8],[4,3,3,3],[],[],[],[],[],[],[]]"
+        QTest::newRow("conv forward without Concrete Inputs") << "aten::convolution" << "[[1,3,8,8],[4,3,3,3],[],[],[],[],[],[],[]]"
                                                  << "[\"float\",\"float\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"]" << 0.0 << 0.0 << "";
         QTest::newRow("no model (Triton)") << "triton_poi_fused_add_0" << "[[4]]" << "[\"float\"]" << 0.0 << 0.0 << "";
         QTest::newRow("mm shapes that do not fit") << "aten::mm" << "[[4,3],[5,2]]" << "[\"float\",\"float\"]" << 0.0
@@ -239,6 +239,160 @@ private slots:
         QCOMPARE(c.bytes, bytes);
         QVERIFY(c.dtype);
         QCOMPARE(roofDtypeKey(*c.dtype), dtype);
+    }
+
+    // Convolution forward: the output size from stride, padding, dilation and groups in
+    // "Concrete Inputs" (each op keeps them at its own positions), 2·n(out)·n(W)/W₀ FLOPs.
+    void convForward_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shapes");
+        QTest::addColumn<QString>("types");
+        QTest::addColumn<QString>("concrete");
+        QTest::addColumn<double>("flops");
+        QTest::addColumn<double>("bytes");
+        QTest::addColumn<QString>("formula");  // empty: not modelled
+        const QString bf = QStringLiteral("\"c10::BFloat16\"");
+        // ResNet block of the MI300X TraceLens trace: 14×14 → 7×7 at stride 2, padding 1.
+        const double resnetOut = 10.0 * 512 * 7 * 7;
+        const double resnetFlops = 2 * resnetOut * 256 * 9;
+        const double resnetBytes = (10.0 * 256 * 14 * 14 + 512 * 256 * 9 + resnetOut) * 2;
+        QTest::newRow("convolution, stride 2") << "aten::convolution" << "[[10,256,14,14],[512,256,3,3],[],[],[],[],[],[],[]]"
+                                               << "[" + bf + "," + bf + ",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"]"
+                                               << R"(["","","","[2, 2]","[1, 1]","[1, 1]","False","[0, 0]","1"])"
+                                               << resnetFlops << resnetBytes << "convolution";
+        QTest::newRow("miopen_convolution: padding before stride")
+            << "aten::miopen_convolution" << "[[10,256,14,14],[512,256,3,3],[],[],[],[],[],[],[]]"
+            << "[" + bf + "," + bf + ",\"\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\"]"
+            << R"(["","","","[1, 1]","[2, 2]","[1, 1]","1","False","False"])" << resnetFlops << resnetBytes << "convolution";
+        // ViT patch embedding of the H100 TraceLens trace: 16×16 patches at stride 16.
+        QTest::newRow("cudnn_convolution: patches, no bias argument")
+            << "aten::cudnn_convolution" << "[[4,3,224,224],[768,3,16,16],[],[],[],[],[],[],[]]"
+            << "[" + bf + "," + bf + ",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"]"
+            << R"(["","","[0, 0]","[16, 16]","[1, 1]","1","False","False","True"])" << 2.0 * (4 * 768 * 14 * 14) * 768
+            << (4.0 * 3 * 224 * 224 + 768 * 768 + 4 * 768 * 14 * 14) * 2 << "convolution";
+        QTest::newRow("conv2d, bias, dilation 2") << "aten::conv2d" << "[[1,8,32,32],[16,8,3,3],[16],[],[],[],[]]"
+                                                  << R"(["float","float","float","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                  << R"(["","","","[1, 1]","[2, 2]","[2, 2]","1"])"
+                                                  << 2.0 * 16384 * 72 + 16384 << (8192.0 + 1152 + 16384 + 16) * 4
+                                                  << "convolution";
+        QTest::newRow("conv2d depthwise, groups 32") << "aten::conv2d" << "[[2,32,16,16],[32,1,3,3],[],[],[],[],[]]"
+                                                     << R"(["c10::Half","c10::Half","","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                     << R"(["","","","[1, 1]","[1, 1]","[1, 1]","32"])"
+                                                     << 2.0 * 16384 * 9 << (16384.0 + 288 + 16384) * 2 << "convolution";
+        QTest::newRow("conv1d, one-element lists") << "aten::conv1d" << "[[4,16,100],[32,16,5],[],[],[],[],[]]"
+                                                   << R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                   << R"(["","","","[2]","[0]","[1]","1"])" << 2.0 * (4 * 32 * 48) * 80
+                                                   << (6400.0 + 2560 + 6144) * 4 << "convolution";
+        QTest::newRow("conv2d padding same") << "aten::conv2d" << "[[1,4,10,10],[8,4,3,3],[],[],[],[],[]]"
+                                             << R"(["float","float","","ScalarList","Scalar","ScalarList","Scalar"])"
+                                             << R"(["","","","[1, 1]","same","[1, 1]","1"])" << 2.0 * 800 * 36
+                                             << (400.0 + 288 + 800) * 4 << "convolution";
+        QTest::newRow("convolution transposed, stride 2") << "aten::convolution" << "[[1,16,8,8],[16,8,4,4],[],[],[],[],[],[],[]]"
+                                                          << R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar","ScalarList","Scalar"])"
+                                                          << R"(["","","","[2, 2]","[1, 1]","[1, 1]","True","[0, 0]","1"])"
+                                                          << 2.0 * 1024 * 128 << (1024.0 + 2048 + 2048) * 4
+                                                          << "transposed convolution";
+        QTest::newRow("no Concrete Inputs") << "aten::convolution" << "[[1,3,8,8],[4,3,3,3],[],[],[],[],[],[],[]]"
+                                            << R"(["float","float","","","","","","",""])" << "" << 0.0 << 0.0 << "";
+        QTest::newRow("groups that do not fit the channels") << "aten::conv2d" << "[[2,32,16,16],[32,1,3,3],[],[],[],[],[]]"
+                                                             << R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                             << R"(["","","","[1, 1]","[1, 1]","[1, 1]","1"])" << 0.0 << 0.0 << "";
+        QTest::newRow("stride that is no list") << "aten::conv2d" << "[[1,3,8,8],[4,3,3,3],[],[],[],[],[]]"
+                                                << R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                << R"(["","","","[1, x]","[0, 0]","[1, 1]","1"])" << 0.0 << 0.0 << "";
+        QTest::newRow("kernel larger than the padded input") << "aten::conv2d" << "[[1,3,2,2],[4,3,5,5],[],[],[],[],[]]"
+                                                             << R"(["float","float","","ScalarList","ScalarList","ScalarList","Scalar"])"
+                                                             << R"(["","","","[1, 1]","[0, 0]","[1, 1]","1"])" << 0.0 << 0.0 << "";
+    }
+    void convForward()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, shapes);
+        QFETCH(QString, types);
+        QFETCH(QString, concrete);
+        QFETCH(double, flops);
+        QFETCH(double, bytes);
+        QFETCH(QString, formula);
+        const OpCost c = opCost(name, shapes, {types}, concrete.isEmpty() ? QStringList() : QStringList{concrete});
+        QVERIFY2(c.modelled == !formula.isEmpty(), qPrintable(c.reason));
+        if (!c.modelled) {
+            QVERIFY(!c.reason.isEmpty());
+            return;
+        }
+        QCOMPARE(c.flops, flops);
+        QCOMPARE(c.bytes, bytes);
+        QCOMPARE(c.formula, formula);
+    }
+
+    // Causal attention: half of QKᵀ is masked, so half the FLOPs (forward and backward); bytes
+    // do not change. is_causal sits at each op's own position in "Concrete Inputs".
+    void causalAttention_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shapes");
+        QTest::addColumn<QString>("types");
+        QTest::addColumn<QString>("concrete");
+        QTest::addColumn<double>("flops");  // negative: not modelled
+        QTest::addColumn<QString>("formula");
+        const QString bf3 = QStringLiteral(R"("c10::BFloat16","c10::BFloat16","c10::BFloat16")");
+        const double full = 2.0 * 2 * 8 * 128 * 128 * (64 + 64);
+        const QString bhnd = QStringLiteral("[[2,8,128,64],[2,8,128,64],[2,8,128,64],[],[],[],[],[]]");
+        const QString sdpaTypes = "[" + bf3 + R"(,"","Scalar","Scalar","","Scalar"])";
+        QTest::newRow("sdpa causal") << "aten::scaled_dot_product_attention" << bhnd << sdpaTypes
+                                     << R"(["","","","","0.","True","","False"])" << full / 2 << "attention, causal";
+        QTest::newRow("sdpa not causal") << "aten::scaled_dot_product_attention" << bhnd << sdpaTypes
+                                         << R"(["","","","","0.","False","","False"])" << full << "attention";
+        QTest::newRow("sdpa before enable_gqa (7 arguments)")
+            << "aten::scaled_dot_product_attention" << "[[2,8,128,64],[2,8,128,64],[2,8,128,64],[],[],[],[]]"
+            << "[" + bf3 + R"(,"","Scalar","Scalar",""])" << R"(["","","","","0.","True",""])" << full / 2
+            << "attention, causal";
+        QTest::newRow("sdpa, is_causal not recorded") << "aten::scaled_dot_product_attention" << bhnd << sdpaTypes << ""
+                                                      << full << "attention, is_causal not recorded: costed as non-causal";
+        QTest::newRow("flash forward (B,N,H,d) causal")
+            << "aten::_flash_attention_forward" << "[[2,128,8,64],[2,128,8,64],[2,128,8,64],[],[],[],[],[],[],[],[],[],[],[],[]]"
+            << "[" + bf3 + R"(,"","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar","","","",""])"
+            << R"(["","","","","","128","128","0.","True","False","0.125","","","",""])" << full / 2 << "attention, causal";
+        QTest::newRow("efficient forward, custom_mask_type 1")
+            << "aten::_efficient_attention_forward" << "[[2,128,8,64],[2,128,8,64],[2,128,8,64],[],[],[],[],[],[],[],[],[]]"
+            << "[" + bf3 + R"(,"","","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar"])"
+            << R"(["","","","","","","128","128","0.","1","True",""])" << full / 2 << "attention, causal";
+        QTest::newRow("flash backward causal")
+            << "aten::_scaled_dot_product_flash_attention_backward"
+            << "[[2,8,128,64],[2,8,128,64],[2,8,128,64],[2,8,128,64],[2,8,128,64],[2,8,128],[],[],[],[],[],[],[],[],[]]"
+            << "[" + bf3 + R"(,"c10::BFloat16","c10::BFloat16","float","","","Scalar","Scalar","Scalar","Scalar","long int","long int","Scalar"])"
+            << R"(["","","","","","","","","128","128","0.","True","","",""])" << 2.0 * 2 * 8 * 128 * 128 * (5 * 64) / 2
+            << "attention backward, causal";
+        QTest::newRow("causal with fewer queries than keys")
+            << "aten::scaled_dot_product_attention" << "[[2,8,1,64],[2,8,128,64],[2,8,128,64],[],[],[],[],[]]" << sdpaTypes
+            << R"(["","","","","0.","True","","False"])" << -1.0 << "";
+        QTest::newRow("too few Concrete Inputs") << "aten::_scaled_dot_product_flash_attention"
+                                                 << "[[2,8,128,64],[2,8,128,64],[2,8,128,64],[]]"
+                                                 << "[" + bf3 + R"(,"Scalar"])" << R"(["","","","0."])" << -1.0 << "";
+        QTest::newRow("is_causal that is no bool") << "aten::scaled_dot_product_attention" << bhnd << sdpaTypes
+                                                   << R"(["","","","","0.","maybe","","False"])" << -1.0 << "";
+    }
+    void causalAttention()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, shapes);
+        QFETCH(QString, types);
+        QFETCH(QString, concrete);
+        QFETCH(double, flops);
+        QFETCH(QString, formula);
+        const OpCost c = opCost(name, shapes, {types}, concrete.isEmpty() ? QStringList() : QStringList{concrete});
+        QVERIFY2(c.modelled == (flops >= 0), qPrintable(c.reason));
+        if (!c.modelled) {
+            QVERIFY(!c.reason.isEmpty());
+            return;
+        }
+        QCOMPARE(c.flops, flops);
+        QCOMPARE(c.formula, formula);
+        // The bytes are those of the non-causal call.
+        const OpCost nonCausal = opCost(name, shapes, {types}, {QString(concrete).replace(QStringLiteral("True"), QStringLiteral("False"))
+                                                                    .replace(QStringLiteral("\"1\",\"True\""), QStringLiteral("\"0\",\"True\""))});
+        if (nonCausal.modelled)
+            QCOMPARE(c.bytes, nonCausal.bytes);
     }
 
     void costSaysWhyNot()

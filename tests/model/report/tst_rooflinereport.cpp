@@ -49,6 +49,8 @@ private slots:
                                    << "NVIDIA H100 SXM" << 10;
         QTest::newRow("MI300X VF BERT") << "tracelens_mi300_gaunernst_bert-small-uncased__1016001.json.gz"
                                         << "AMD Instinct MI300X" << 10;
+        QTest::newRow("H100 ViT: convolution forward, attention") << "tracelens_h100_falconsai_memory_modules__1016002.json.gz"
+                                                                << "NVIDIA H100 SXM" << 10;
         QTest::newRow("V100 SXM2 HTA") << "hta_v100_rank1of2_cudagraph_record_shapes.json.gz" << "NVIDIA V100 SXM2" << 10;
         QTest::newRow("V100 DGX Station 2021: unknown roof") << "kineto_2021_resnet50_worker0.json.gz" << "" << 0;
         QTest::newRow("Radeon (MI250 minitoy): unknown roof") << "hta_amd_mi250_minitoy_train_ROCm6_2_kineto.json.gz"
@@ -113,6 +115,35 @@ private slots:
         const QString said = QString::fromUtf8(count.readAllStandardOutput() + count.readAllStandardError());
         QVERIFY2(count.exitStatus() == QProcess::NormalExit && count.exitCode() == 0, qPrintable(said));
         QVERIFY2(said.contains(QStringLiteral("worst relative difference 0:")), qPrintable(said));
+    }
+
+    // Convolution forward is costed from its Concrete Inputs (stride 16 patches of the ViT), on
+    // the op that launched the kernels and on the ops around it; attention says it is not causal.
+    void convolutionForwardOnARealTrace()
+    {
+        const QJsonObject report =
+            reportOf(test::dataPath(QStringLiteral("attribution/tracelens_h100_falconsai_memory_modules__1016002.json.gz")));
+        QVERIFY(!report.isEmpty());
+        QStringList convolutions;
+        bool attention = false;
+        for (const QJsonValue &v : report.value(QStringLiteral("ops")).toArray()) {
+            const QJsonObject op = v.toObject();
+            const QString name = op.value(QStringLiteral("name")).toString();
+            const QJsonObject flops = op.value(QStringLiteral("flops")).toObject();
+            if (name == QLatin1String("aten::conv2d") || name == QLatin1String("aten::cudnn_convolution")) {
+                // 4×3×224×224 by 768×3×16×16 at stride 16: 4×768×14×14 outputs of 3·16·16 products;
+                // conv2d adds the bias (768).
+                const double expected = 2.0 * (4 * 768 * 14 * 14) * 768 + (name == QLatin1String("aten::conv2d") ? 4.0 * 768 * 14 * 14 : 0.0);
+                QCOMPARE(flops.value(QStringLiteral("value")).toDouble(), expected);
+                convolutions << name;
+            }
+            if (name == QLatin1String("aten::_flash_attention_forward")) {
+                attention = true;
+                QVERIFY(flops.value(QStringLiteral("source")).toString().startsWith(QStringLiteral("attention (")));
+            }
+        }
+        QCOMPARE(convolutions.size(), 2);
+        QVERIFY(attention);
     }
 };
 

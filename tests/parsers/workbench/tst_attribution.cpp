@@ -7,6 +7,8 @@
 
 #include <QtTest>
 
+#include <map>
+
 using namespace goblin;
 using goblin::test::dataPath;
 using goblin::test::readGunzipped;
@@ -31,7 +33,13 @@ QString digest(const AttributionScope &s)
                      .arg(op.hostTotalNs)
                      .arg(op.deviceSelfNs)
                      .arg(op.deviceTotalNs)
-                     .arg(op.kernels);
+                     .arg(op.kernels)
+              + (op.concreteInputs.isEmpty() ? QString() : QStringLiteral(" concrete ") + op.concreteInputs.join(QLatin1Char('|')));
+    for (const KernelOpRowLink &l : s.kernelOpRows)
+        lines << QStringLiteral("row link %1 %2 %3 %4 %5")
+                     .arg(l.kernelName, l.opName, l.inputShapes.value_or(QStringLiteral("<none>")))
+                     .arg(l.events)
+                     .arg(l.deviceNs);
     for (const LaunchNode &n : s.launches.nodes)
         lines << QStringLiteral("frame %1 %2 %3 %4 %5").arg(n.name).arg(int(n.kind)).arg(n.parent).arg(n.gpuNs).arg(n.hostNs);
     for (const KernelOpLink &l : s.kernelOps)
@@ -63,6 +71,9 @@ private slots:
     void modulesAndSteps();
     void partialOverlapIsSibling();
     void launchesOutsideOpsAreRows();
+    void concreteInputsOfConvolutionAndAttentionOnly_data();
+    void concreteInputsOfConvolutionAndAttentionOnly();
+    void kernelLinksByOpRow();
 };
 
 void TestAttribution::counts_data()
@@ -369,6 +380,83 @@ void TestAttribution::launchesOutsideOpsAreRows()
     for (const KernelOpLink &l : w.kernelOps)
         linkedToGraph += l.opName == QLatin1String("cudaGraphLaunch") ? l.deviceNs : 0;
     QCOMPARE(linkedToGraph, qint64(70'000));
+}
+
+void TestAttribution::concreteInputsOfConvolutionAndAttentionOnly_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("kept");
+    QTest::newRow("conv2d") << "aten::conv2d" << true;
+    QTest::newRow("convolution") << "aten::convolution" << true;
+    QTest::newRow("_convolution") << "aten::_convolution" << true;
+    QTest::newRow("cudnn_convolution") << "aten::cudnn_convolution" << true;
+    QTest::newRow("miopen_convolution") << "aten::miopen_convolution" << true;
+    QTest::newRow("conv_transpose2d") << "aten::conv_transpose2d" << true;
+    QTest::newRow("sdpa") << "aten::scaled_dot_product_attention" << true;
+    QTest::newRow("sdpa flash") << "aten::_scaled_dot_product_flash_attention" << true;
+    QTest::newRow("flash backward") << "aten::_flash_attention_backward" << true;
+    QTest::newRow("efficient forward") << "aten::_efficient_attention_forward" << true;
+    QTest::newRow("mm") << "aten::mm" << false;
+    QTest::newRow("convolution_backward") << "aten::convolution_backward" << false;
+    QTest::newRow("copy_") << "aten::copy_" << false;
+    QTest::newRow("not aten") << "conv2d" << false;
+    QTest::newRow("a user op named like one") << "myops::conv2d" << false;
+}
+
+void TestAttribution::concreteInputsOfConvolutionAndAttentionOnly()
+{
+    // The same shapes at two strides: one row, both argument lists; "Concrete Inputs" after
+    // "Input type" as Kineto writes them, and once before "Input Dims".
+    QFETCH(QString, name);
+    QFETCH(bool, kept);
+    const QByteArray json = QStringLiteral(R"({"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"%1","pid":1,"tid":1,"ts":10,"dur":50,"args":{"Input Dims":[[1,3,8,8],[4,3,3,3]],"Input type":["float","float"],"Concrete Inputs":["", "", "[1, 1]"]}},
+ {"ph":"X","cat":"cpu_op","name":"%1","pid":1,"tid":1,"ts":100,"dur":50,"args":{"Concrete Inputs":["","","[2, 2]"],"Input Dims":[[1,3,8,8],[4,3,3,3]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":30,"dur":10,"args":{"correlation":1,"device":0,"stream":7}}
+]})").arg(name).toUtf8();
+    const TorchTrace trace = parseTorchTraceBytes(json, QStringLiteral("ops.json"));
+    const AttributionScope &w = trace.attribution.wholeTrace;
+    QCOMPARE(int(w.ops.size()), 1);
+    const OpStats &op = w.ops.front();
+    QCOMPARE(op.name, name);
+    QCOMPARE(op.calls, qint64(2));
+    QCOMPARE(op.inputShapes.value_or(QString()), QStringLiteral("[[1,3,8,8],[4,3,3,3]]"));
+    QCOMPARE(op.inputTypes, QStringList{QStringLiteral("[\"float\",\"float\"]")});
+    if (kept)
+        QCOMPARE(op.concreteInputs,
+                 (QStringList{QStringLiteral("[\"\",\"\",\"[1, 1]\"]"), QStringLiteral("[\"\",\"\",\"[2, 2]\"]")}));
+    else
+        QVERIFY(op.concreteInputs.isEmpty());
+}
+
+void TestAttribution::kernelLinksByOpRow()
+{
+    // Kernel ↔ op links by row (name and shapes), the dtype variants of a row merged: the
+    // kernels' FLOPs come from these rows' shapes.
+    const QByteArray json = R"({"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":50,"args":{"Input Dims":[[4,3],[3,2]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":100,"dur":50,"args":{"Input Dims":[[4,3],[3,2]],"Input type":["c10::Half","c10::Half"]}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":200,"dur":50,"args":{"Input Dims":[[8,3],[3,2]],"Input type":["float","float"]}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":210,"dur":5,"args":{"correlation":3}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":10,"args":{"correlation":1,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":130,"dur":20,"args":{"correlation":2,"device":0,"stream":7}},
+ {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":230,"dur":40,"args":{"correlation":3,"device":0,"stream":7}}
+]})";
+    const TorchTrace trace = parseTorchTraceBytes(json, QStringLiteral("mm.json"));
+    const AttributionScope &w = trace.attribution.wholeTrace;
+    QCOMPARE(int(w.kernelOpRows.size()), 2);
+    std::map<QString, std::pair<qint64, qint64>> byShapes;
+    for (const KernelOpRowLink &l : w.kernelOpRows) {
+        QCOMPARE(l.kernelName, QStringLiteral("gemm"));
+        QCOMPARE(l.opName, QStringLiteral("aten::mm"));
+        byShapes[l.inputShapes.value_or(QString())] = {l.events, l.deviceNs};
+    }
+    QCOMPARE(byShapes[QStringLiteral("[[4,3],[3,2]]")], (std::pair<qint64, qint64>(2, 30'000)));
+    QCOMPARE(byShapes[QStringLiteral("[[8,3],[3,2]]")], (std::pair<qint64, qint64>(1, 40'000)));
+    QVERIFY(trace.attribution.steps.empty() || trace.attribution.steps.front().kernelOpRows.empty());
 }
 
 QTEST_GUILESS_MAIN(TestAttribution)
