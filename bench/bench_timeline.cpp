@@ -14,6 +14,7 @@
 #include "runanalysis.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
+#include "torchtraceparser.h"
 #include "tracelanesview.h"
 
 #include <QApplication>
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    goblin::setKeepHostLanes(true);  // as the window does
     QStringList args = app.arguments();
     args.removeFirst();
     QString runDir;

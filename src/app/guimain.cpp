@@ -2,6 +2,7 @@
 
 #include "mainwindow.h"
 #include "settings.h"
+#include "torchtraceparser.h"
 
 #include <QApplication>
 #include <QIcon>
@@ -15,6 +16,7 @@ namespace goblin {
 int runGui(int &argc, char **argv, const QStringList &runDirs, bool compare)
 {
     QApplication app(argc, argv);
+    setKeepHostLanes(true);  // the Timeline's host lanes (headless commands keep none)
     QApplication::setOrganizationName(QStringLiteral("GoblinWorkbench"));
     QApplication::setApplicationName(QStringLiteral("goblin-workbench"));
     QApplication::setApplicationVersion(QStringLiteral(GOBLIN_VERSION));

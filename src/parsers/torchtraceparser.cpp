@@ -15,6 +15,8 @@
 #include <QFileInfo>
 
 #include <algorithm>
+#include <atomic>
+#include <span>
 
 // The entries: a file, bytes in memory, or a run folder (which file each reading reads). The
 // reader itself is kineto/tracereader.h.
@@ -37,13 +39,21 @@ constexpr kineto::ConsumerMaker kBothReadings[] = {&reference::TorchConsumer::ma
                                                     &workbench::AttributionConsumer::make,  // after MemoryConsumer
                                                     &workbench::CollectivesConsumer::make,  // after AttributionConsumer (its correlation memo)
                                                     &workbench::HostLanesConsumer::make};  // after KinetoConsumer
+/// The same without the host lanes (keepHostLanes() off): the last maker left out.
+constexpr std::span<const kineto::ConsumerMaker> kReadingsWithoutHostLanes(kBothReadings, std::size(kBothReadings) - 1);
+static_assert(kBothReadings[std::size(kBothReadings) - 1] == &workbench::HostLanesConsumer::make);
+
+std::atomic<bool> g_keepHostLanes{false};
 
 TorchTrace readOrigin(const io::ByteOrigin &origin, const QString &displayName, ReferenceMode mode,
                       const ProgressCallback &progress, size_t chunkBytes, qint64 rangeBytes)
 {
     TorchTrace out;
     out.referenceFileFound = true;
-    TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, kBothReadings, out);
+    const std::span<const kineto::ConsumerMaker> makers =
+        g_keepHostLanes.load(std::memory_order_relaxed) ? std::span<const kineto::ConsumerMaker>(kBothReadings)
+                                                        : kReadingsWithoutHostLanes;
+    TraceReader reader(origin, displayName, mode, progress, chunkBytes, rangeBytes, makers, out);
     reader.run();
     // A traceEvents whose entries are all scalars (numbers, strings, true, false, null) holds no
     // event: the file holds nothing the workbench reads, and says so in one line, the first about
@@ -243,6 +253,16 @@ TorchTrace parseTorchTrace(const RunInventory &inventory, const ProgressCallback
     out.diagnostics.insert(out.diagnostics.begin(), notes.begin(), notes.end());
     addOtherTimelines(inventory, primary, progress, out);
     return out;
+}
+
+void setKeepHostLanes(bool keep)
+{
+    g_keepHostLanes.store(keep, std::memory_order_relaxed);
+}
+
+bool keepHostLanes()
+{
+    return g_keepHostLanes.load(std::memory_order_relaxed);
 }
 
 } // namespace goblin

@@ -26,6 +26,13 @@ struct TorchReadPlan {
     qint64 rangeBytes = qint64(32) << 20;  ///< a plain trace of 1.5 times this is cut (0: one thread)
 };
 
+/// Whether the readings keep the host lanes (results/hostlanes.h: every host range of the trace,
+/// for the window's Timeline). Off by default: the headless commands show no lanes, and keeping
+/// them costs about a third more CPU and twice the memory of a load. The window turns it on
+/// before it loads anything; set once, before the first read (not per load).
+void setKeepHostLanes(bool keep);
+bool keepHostLanes();
+
 /// Reads the torch traces of a run inventory (io/runinventory.h): its primary trace with both
 /// readings — torch_profile.json (the reference's; the workbench also accepts
 /// torch_profile.json.gz and `*.pt.trace.json[.gz]` when torch_profile.json is missing, else the

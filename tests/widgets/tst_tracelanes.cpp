@@ -4,6 +4,7 @@
 // against counts made apart from the workbench (Python over the fixtures, see PROVENANCE.md).
 
 #include "results/hostlanes.h"
+#include "torchtraceparser.h"
 #include "runanalysis.h"
 #include "testsupport.h"
 #include "timelinepanel.h"
@@ -22,6 +23,8 @@ class TestTraceLanes : public QObject
     Q_OBJECT
 
 private slots:
+    // The window's reading: the host lanes are kept (torchtraceparser.h, setKeepHostLanes).
+    void initTestCase() { setKeepHostLanes(true); }
     void dataLoaderAboveTheIdleGap_data();
     void dataLoaderAboveTheIdleGap();
     void hostLanesNestByDepth();

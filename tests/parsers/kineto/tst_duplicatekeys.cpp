@@ -167,6 +167,8 @@ class TestDuplicateKeys : public QObject
     Q_OBJECT
 
 private slots:
+    // The window's reading: the host lanes are kept (torchtraceparser.h, setKeepHostLanes).
+    void initTestCase() { setKeepHostLanes(true); }
     void scannerNotesASecondCapture_data()
     {
         QTest::addColumn<QByteArray>("json");

@@ -172,6 +172,8 @@ class TestTorchPlans : public QObject
     Q_OBJECT
 
 private slots:
+    // The window's reading: the host lanes are kept (torchtraceparser.h, setKeepHostLanes).
+    void initTestCase() { setKeepHostLanes(true); }
     void memoryReadsLikeTheFile_data();
     void memoryReadsLikeTheFile();
     void everyPlanYieldsTheSameEvents_data();
