@@ -89,7 +89,7 @@ inline TraceAttribution makeAttribution()
                        qint64 devSelf, qint64 devTotal, qint64 kernels) {
         return OpStats{
             QString::fromLatin1(name), std::move(shapes), calls, hostSelf, hostTotal, devSelf, devTotal, kernels, 0,
-            false, {}};
+            false, {}, {}};
     };
     w.ops = {
         op("aten::linear", QStringLiteral("[[32, 1024], [4096, 1024], [4096]]"), 4, 120 * kUs, 2'400 * kUs, 0, 6 * kMs,

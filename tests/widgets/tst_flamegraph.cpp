@@ -256,7 +256,7 @@ void TestFlameGraph::emptyStates()
         run->torch.attribution.wholeTrace.launches.nodes.push_back(LaunchNode{});
     }
     if (kind >= 4)
-        run->torch.attribution.wholeTrace.ops.push_back(OpStats{QStringLiteral("aten::empty"), {}, 1, 10, 10, 0, 0, 0, 0, false, {}});
+        run->torch.attribution.wholeTrace.ops.push_back(OpStats{QStringLiteral("aten::empty"), {}, 1, 10, 10, 0, 0, 0, 0, false, {}, {}});
     s.graph.setRun(run);
     QVERIFY(s.graph.boxes().empty());
     QVERIFY2(s.graph.emptyNote().contains(note), qPrintable(s.graph.emptyNote()));
