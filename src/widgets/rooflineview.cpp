@@ -40,6 +40,9 @@ RooflineView::RooflineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     m_plot->xAxis->setLabel(tr("Arithmetic intensity (FLOP/byte)"));
     m_plot->yAxis->setLabel(tr("Achieved TFLOP/s"));
     m_plot->legend->setVisible(true);
+    // Top left lies above the bandwidth roof, where no op can be: the legend hides no roof and no
+    // point there (top right, QCustomPlot's default, covers the compute roofs).
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     m_plot->setInteractions(QCP::iSelectPlottables);
     connect(m_plot, &QCustomPlot::plottableClick, this, &RooflineView::onPlottableClick);
     rebuild();
