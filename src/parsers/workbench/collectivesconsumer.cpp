@@ -13,6 +13,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "syntax/shallowmembers.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -143,33 +145,8 @@ QString qs(const std::string &s) { return QString::fromUtf8(s.data(), qsizetype(
 CollectiveArgs readCollectiveArgs(std::string_view args)
 {
     CollectiveArgs out;
-    const char *p = args.data();
-    const char *const end = p + args.size();
-    if (p == end || *p != '{')
-        return out;
-    ++p;
-    while (p < end) {
-        while (p < end && (isSpace(*p) || *p == ','))
-            ++p;
-        if (p == end || *p != '"')
-            break;  // '}' (the end) or not an object member
-        const char *keyBegin = ++p;
-        p = skipJsonString(p, end);
-        const std::string_view key(keyBegin, size_t(p - keyBegin - 1));
-        while (p < end && (isSpace(*p) || *p == ':'))
-            ++p;
-        if (p == end)
-            break;
-        const char *valueBegin = p;
-        if (*p == '"')
-            p = skipJsonString(p + 1, end);
-        else if (*p == '{' || *p == '[')
-            p = skipJsonNested(p, end);
-        else
-            while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
-                ++p;
-        const std::string_view value(valueBegin, size_t(p - valueBegin));
-        // A later duplicate wins, as in a Python dict.
+    // A later duplicate wins, as in a Python dict.
+    syntax::forEachShallowMember(args, [&out](std::string_view key, std::string_view value) {
         if (key == "Collective name")
             out.collective = stringBody(value);
         else if (key == "dtype")
@@ -190,7 +167,7 @@ CollectiveArgs readCollectiveArgs(std::string_view args)
             out.inputDimsElements = elementsOfDims(value);
         else if (key == "Input type")
             out.firstInputType = firstListString(value);
-    }
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include "workbench/memoryconsumer.h"
 
 #include "syntax/jsonskip.h"
+#include "syntax/shallowmembers.h"
 #include "syntax/jsontoken.h"
 #include "torchtraceparser.h"
 
@@ -29,8 +30,6 @@ namespace {
 constexpr size_t kMaxCurvePoints = 4096;  // a curve longer than this is decimated (extremes kept)
 constexpr size_t kTopOps = 20;
 
-bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 /// An integer of a number token ("245366784", "2.45e8"); nullopt for anything else.
 std::optional<qint64> integerOf(std::string_view t)
 {
@@ -52,38 +51,13 @@ qint64 bytesOf(const MemoryOp &op) { return op.allocatedBytes; }
 MemoryArgs readMemoryArgs(std::string_view args)
 {
     MemoryArgs out;
-    const char *p = args.data();
-    const char *const end = p + args.size();
-    if (p == end || *p != '{')
-        return out;
-    ++p;
-    while (p < end) {
-        while (p < end && (isSpace(*p) || *p == ','))
-            ++p;
-        if (p == end || *p != '"')
-            break;  // '}' (the end) or not an object member
-        const char *keyBegin = ++p;
-        p = skipJsonString(p, end);
-        const std::string_view key(keyBegin, size_t(p - keyBegin - 1));
-        while (p < end && (isSpace(*p) || *p == ':'))
-            ++p;
-        if (p == end)
-            break;
-        const char *valueBegin = p;
-        if (*p == '"') {
-            p = skipJsonString(p + 1, end);
-            continue;
-        }
-        if (*p == '{' || *p == '[') {
-            p = skipJsonNested(p, end);
-            continue;
-        }
-        while (p < end && *p != ',' && *p != '}' && !isSpace(*p))
-            ++p;
-        const std::optional<qint64> value = integerOf(std::string_view(valueBegin, size_t(p - valueBegin)));
+    // Kineto writes each key once; a later duplicate wins, as in a Python dict.
+    syntax::forEachShallowMember(args, [&out](std::string_view key, std::string_view token) {
+        if (token.empty() || token[0] == '"' || token[0] == '{' || token[0] == '[')
+            return;  // every key read here is a number
+        const std::optional<qint64> value = integerOf(token);
         if (!value)
-            continue;
-        // Kineto writes each key once; a later duplicate wins, as in a Python dict.
+            return;
         if (key == "Total Allocated") {
             out.totalAllocated = *value;
             out.haveAllocated = true;
@@ -100,7 +74,7 @@ MemoryArgs readMemoryArgs(std::string_view args)
             out.deviceType = *value;
             out.haveDeviceType = true;
         }
-    }
+    });
     return out;
 }
 
