@@ -25,6 +25,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     , m_scope(new QLabel(this))
     , m_matches(new QLabel(this))
     , m_range(new QLabel(this))
+    , m_selection(new QLabel(this))
     , m_search(new QLineEdit(this))
     , m_previous(new QToolButton(this))
     , m_next(new QToolButton(this))
@@ -56,7 +57,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     keys->setForegroundRole(QPalette::PlaceholderText);
     // Long lines never widen the window: they are cut at its edge (the scope line's full text is
     // also its tooltip).
-    for (QLabel *label : {keys, m_scope, m_range})
+    for (QLabel *label : {keys, m_scope, m_range, m_selection})
         label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(m_search);
     bar->addWidget(m_previous);
@@ -76,6 +77,9 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     m_splitter->setStretchFactor(1, 3);
     m_splitter->setChildrenCollapsible(false);
     layout->addWidget(m_splitter, 1);
+    m_selection->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_selection->setContentsMargins(4, 0, 4, 0);
+    layout->addWidget(m_selection);
     m_range->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_range->setContentsMargins(4, 0, 4, 2);
     layout->addWidget(m_range);
@@ -99,6 +103,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     connect(m_whole, &QToolButton::clicked, m_lanes, &TraceLanesView::showWholeRun);
     connect(m_lanes, &TraceLanesView::searchChanged, this, &TimelineView::updateMatches);
     connect(m_lanes, &TraceLanesView::rangeChanged, this, &TimelineView::updateRange);
+    connect(m_lanes, &TraceLanesView::selectionChanged, this, &TimelineView::updateSelection);
     connect(m_panel, &TimelinePanel::stepPicked, this, &TimelineView::zoomToStep);
     auto *find = new QShortcut(QKeySequence::Find, this);
     find->setContext(Qt::WidgetWithChildrenShortcut);
@@ -123,11 +128,13 @@ void TimelineView::setRun(const RunAnalysis *run)
     m_scope->setToolTip(m_scope->text());
     updateMatches();
     updateRange();
+    updateSelection();
 }
 
 QString TimelineView::scopeText() const { return m_scope->text(); }
 QString TimelineView::matchText() const { return m_matches->text(); }
 QString TimelineView::rangeText() const { return m_range->text(); }
+QString TimelineView::selectionText() const { return m_selection->text(); }
 
 void TimelineView::updateMatches()
 {
@@ -150,6 +157,15 @@ void TimelineView::updateRange()
     m_range->setText(summary.isEmpty() ? tr("Shift+drag on the lanes (or drag on their time ruler) to see a range's GPU busy, "
                                             "idle, host-busy and data-wait time")
                                        : summary);
+}
+
+void TimelineView::updateSelection()
+{
+    const QString summary = m_lanes->selectionSummary();
+    m_selection->setText(summary.isEmpty() ? tr("Click a slice: a kernel shows the call and operator that launched it, an "
+                                                "operator or range the kernels it launched")
+                                           : summary);
+    m_selection->setToolTip(summary);
 }
 
 void TimelineView::zoomToStep(int deviceIndex, int step)

@@ -34,16 +34,18 @@ public:
     QString scopeText() const;
     QString matchText() const;
     QString rangeText() const;
+    QString selectionText() const;
 
 private:
     void updateMatches();
     void updateRange();
+    void updateSelection();
     void zoomToStep(int deviceIndex, int step);
 
     TimelinePanel *m_panel;
     TraceLanesView *m_lanes;
     QSplitter *m_splitter;
-    QLabel *m_scope, *m_matches, *m_range;
+    QLabel *m_scope, *m_matches, *m_range, *m_selection;
     QLineEdit *m_search;
     QToolButton *m_previous, *m_next, *m_whole;
     QTimer *m_searchDelay;

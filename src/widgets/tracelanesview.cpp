@@ -149,6 +149,10 @@ void TraceLanesView::setRun(const RunAnalysis *run)
     m_rangeIndex.clear();
     m_selected = {};
     m_flows.clear();
+    m_flowArrows.clear();
+    m_launchOp = {};
+    m_flowGpuEvents = 0;
+    m_flowGpuNs = 0;
     m_matches.clear();
     m_currentMatch = -1;
     m_range.reset();
@@ -624,6 +628,10 @@ void TraceLanesView::select(const SliceRef &s)
 void TraceLanesView::computeFlows()
 {
     m_flows.clear();
+    m_flowArrows.clear();
+    m_launchOp = {};
+    m_flowGpuEvents = 0;
+    m_flowGpuNs = 0;
     const GpuTimelineFile *f = file(m_selected.file);
     if (!f || !f->hostLanes)
         return;
@@ -640,37 +648,114 @@ void TraceLanesView::computeFlows()
             const auto calls = std::equal_range(hl.runtimeByCorrelation.begin(), hl.runtimeByCorrelation.end(),
                                                 RuntimeCorrelation{g->correlation, 0},
                                                 [](const RuntimeCorrelation &a, const RuntimeCorrelation &b) { return a.correlation < b.correlation; });
-            for (auto c = calls.first; c != calls.second; ++c)
-                m_flows.push_back({m_selected.file, -1, c->slice});
+            for (auto c = calls.first; c != calls.second; ++c) {
+                const SliceRef call{m_selected.file, -1, c->slice};
+                m_flows.push_back(call);
+                m_flowArrows.push_back({call, m_selected});
+            }
         }
+        if (!m_flows.empty())
+            m_launchOp = launchingOp(m_flows.front());
         return;
     }
-    if (hl.slices[m_selected.index].kind != HostSliceKind::Runtime)
+    const HostSlice &selected = hl.slices[m_selected.index];
+    std::vector<quint32> calls;
+    if (selected.kind == HostSliceKind::Runtime) {
+        calls.push_back(m_selected.index);
+    } else {
+        // A range launches what the runtime calls inside it (same thread, deeper) launch.
+        for (const HostLane &lane : hl.lanes) {
+            if (lane.thread != selected.thread || lane.depth <= selected.depth)
+                continue;
+            const HostSlice *const base = hl.slices.data();
+            const HostSlice *it = std::partition_point(base + lane.begin, base + lane.end,
+                                                       [&](const HostSlice &s) { return s.startNs < selected.startNs; });
+            for (; it != base + lane.end && it->startNs < selected.endNs; ++it)
+                if (it->kind == HostSliceKind::Runtime && it->endNs <= selected.endNs)
+                    calls.push_back(quint32(it - base));
+        }
+        std::sort(calls.begin(), calls.end());
+    }
+    addKernelsOf(m_selected.file, calls);
+}
+
+void TraceLanesView::addKernelsOf(int fileIndex, const std::vector<quint32> &calls)
+{
+    if (calls.empty())
         return;
-    // A runtime call: its correlation(s), then every GPU event of them (a graph launch runs many).
-    std::vector<qint64> ids;
+    const GpuTimelineFile &f = *file(fileIndex);
+    const HostLanes &hl = *f.hostLanes;
+    // Their correlations (a graph launch has many kernels of one id), with the call of each.
+    std::vector<RuntimeCorrelation> ids;
     for (const RuntimeCorrelation &c : hl.runtimeByCorrelation)
-        if (c.slice == m_selected.index)
-            ids.push_back(c.correlation);
+        if (std::binary_search(calls.begin(), calls.end(), c.slice))
+            ids.push_back(c);
     if (ids.empty())
         return;
+    const auto byId = [](const RuntimeCorrelation &a, const RuntimeCorrelation &b) { return a.correlation < b.correlation; };
     for (const GpuCorrelation &g : hl.gpuByPlace) {
-        if (std::find(ids.begin(), ids.end(), g.correlation) == ids.end())
+        const auto call = std::lower_bound(ids.begin(), ids.end(), RuntimeCorrelation{g.correlation, 0}, byId);
+        if (call == ids.end() || call->correlation != g.correlation)
             continue;
-        for (std::size_t di = 0; di < f->devices.size(); ++di) {
-            const GpuDeviceTimeline &dev = f->devices[di];
+        for (std::size_t di = 0; di < f.devices.size(); ++di) {
+            const GpuDeviceTimeline &dev = f.devices[di];
             if (dev.device != g.device)
                 continue;
             const auto s = std::find(dev.streams.begin(), dev.streams.end(), qint64(g.stream));
-            const DeviceLanes *dl = deviceLanes(m_selected.file, int(di));
+            const DeviceLanes *dl = deviceLanes(fileIndex, int(di));
             if (s == dev.streams.end() || !dl)
                 continue;
             const StreamIndex &si = dl->streams[std::size_t(s - dev.streams.begin())];
             auto k = std::partition_point(si.order.begin(), si.order.end(), [&](quint32 i) { return dev.events.startNs(i) < g.startNs; });
-            if (k != si.order.end() && dev.events.startNs(*k) == g.startNs)
-                m_flows.push_back({m_selected.file, int(di), *k});
+            if (k == si.order.end() || dev.events.startNs(*k) != g.startNs)
+                continue;
+            const SliceRef kernel{fileIndex, int(di), *k};
+            const GpuEvent e = dev.events[*k];
+            ++m_flowGpuEvents;
+            m_flowGpuNs += e.endNs - e.startNs;
+            m_flows.push_back(kernel);
+            if (int(m_flowArrows.size()) < kMaxFlowArrows)
+                m_flowArrows.push_back({SliceRef{fileIndex, -1, call->slice}, kernel});
         }
     }
+}
+
+QString TraceLanesView::selectionSummary() const
+{
+    if (!m_selected.valid())
+        return {};
+    const qint64 a = sliceStartNs(m_selected), b = sliceEndNs(m_selected);
+    const GpuTimelineFile &f = *file(m_selected.file);
+    QString what, where;
+    if (m_selected.gpu()) {
+        const GpuDeviceTimeline &dev = f.devices[std::size_t(m_selected.device)];
+        const GpuEvent e = dev.events[m_selected.index];
+        what = e.kind == GpuEventKind::Kernel ? tr("GPU kernel") : e.kind == GpuEventKind::Memcpy ? tr("memcpy") : tr("memset");
+        where = tr("GPU %1, stream %2").arg(dev.device).arg(e.stream < dev.streams.size() ? dev.streams[e.stream] : 0);
+    } else {
+        const HostLanes &hl = *f.hostLanes;
+        const HostSlice &h = hl.slices[m_selected.index];
+        const HostThread &t = hl.threads[h.thread];
+        what = kindName(h.kind);
+        where = tr("thread %1 (pid %2), depth %3").arg(t.tid).arg(t.pid).arg(h.depth);
+    }
+    QString line = tr("%1 — %2, %3 at %4, %5").arg(sliceName(m_selected), what, duration(double(b - a)), duration(double(a - m_originNs)), where);
+    if (m_selected.gpu()) {
+        if (m_flows.empty())
+            line += f.hostLanes ? tr(" · no launching call in this trace (no correlation)") : QString();
+        else if (m_launchOp.valid())
+            line += tr(" · launched by %1 in %2").arg(sliceName(m_flows.front()), sliceName(m_launchOp));
+        else
+            line += tr(" · launched by %1").arg(sliceName(m_flows.front()));
+    } else if (m_flowGpuEvents > 0) {
+        line += m_flowGpuEvents == 1 ? tr(" · launched 1 GPU event, %1 of GPU time").arg(duration(double(m_flowGpuNs)))
+                                     : tr(" · launched %1 GPU events, %2 of GPU time").arg(m_flowGpuEvents).arg(duration(double(m_flowGpuNs)));
+        if (m_flowGpuEvents > int(m_flowArrows.size()))
+            line += tr(" (arrows to the first %1)").arg(m_flowArrows.size());
+    } else {
+        line += tr(" · launched nothing on the GPU");
+    }
+    return line;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -942,9 +1027,17 @@ void TraceLanesView::drawHostRow(QPainter &p, const Row &row, int top)
         const double next = toNs(px + 1);
         it = std::partition_point(it + 1, last, [&](const HostSlice &s) { return double(s.endNs) <= next; });
     }
-    if (m_selected.valid() && !m_selected.gpu() && m_selected.file == row.file && sliceRow(m_selected) == int(&row - m_rows.data())) {
+    const int rowIndex = int(&row - m_rows.data());
+    if (m_selected.valid() && !m_selected.gpu() && m_selected.file == row.file && sliceRow(m_selected) == rowIndex) {
         const double x0 = toX(double(sliceStartNs(m_selected))), x1 = toX(double(sliceEndNs(m_selected)));
         p.setPen(QPen(palette().color(QPalette::WindowText), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(QRectF(x0, cell.top(), std::max(2.0, x1 - x0), cell.height()));
+    }
+    // A selected kernel's launching operator: dashed, so the eye finds the op above the call.
+    if (m_launchOp.valid() && m_launchOp.file == row.file && sliceRow(m_launchOp) == rowIndex) {
+        const double x0 = toX(double(sliceStartNs(m_launchOp))), x1 = toX(double(sliceEndNs(m_launchOp)));
+        p.setPen(QPen(palette().color(QPalette::WindowText), 2, Qt::DashLine));
         p.setBrush(Qt::NoBrush);
         p.drawRect(QRectF(x0, cell.top(), std::max(2.0, x1 - x0), cell.height()));
     }
@@ -1006,7 +1099,7 @@ void TraceLanesView::drawGpuRow(QPainter &p, const Row &row, int top)
 
 void TraceLanesView::drawFlows(QPainter &p)
 {
-    if (!m_selected.valid() || m_flows.empty())
+    if (!m_selected.valid() || m_flowArrows.empty())
         return;
     p.save();
     p.setClipRect(QRect(m_labelWidthPx, m_rulerPx, trackWidthPx(), height() - m_rulerPx));
@@ -1017,13 +1110,8 @@ void TraceLanesView::drawFlows(QPainter &p)
         const int row = sliceRow(s);
         return QPointF(toX(double(sliceStartNs(s))), row < 0 ? -1.0 : rowTop(row) + (atBottom ? m_rowPx - 2 : 2));
     };
-    int drawn = 0;
-    for (const SliceRef &target : m_flows) {
-        if (++drawn > 256)
-            break;
-        // Flows run from the runtime call (above) down to the GPU event.
-        const SliceRef &from = m_selected.gpu() ? target : m_selected;
-        const SliceRef &to = m_selected.gpu() ? m_selected : target;
+    // Flows run from the runtime call (above) down to the GPU event.
+    for (const auto &[from, to] : m_flowArrows) {
         const QPointF a = anchor(from, true), b = anchor(to, false);
         if (a.y() < 0 || b.y() < 0)
             continue;
@@ -1175,7 +1263,7 @@ QString TraceLanesView::toolTipAt(const QPointF &pos) const
         const HostSlice &h = hostLanes(s.file)->slices[s.index];
         what = tr("%1 · depth %2").arg(kindName(h.kind)).arg(h.depth);
     }
-    return tr("%1\n%2 · %3 at %4\nClick: its flow (launch ↔ kernel) · Shift+drag: a range's budget")
+    return tr("%1\n%2 · %3 at %4\nClick: its flows (op or launch ↔ kernels) · Shift+drag: a range's budget")
         .arg(sliceName(s), what, duration(double(b - a)), duration(double(a - m_originNs)));
 }
 

@@ -46,6 +46,9 @@ public:
     /// Host depths shown per thread until the user expands it or zooms in below kAllDepthsNs.
     static constexpr int kCollapsedDepths = 4;
     static constexpr qint64 kAllDepthsNs = 2'000'000;
+    /// Arrows drawn for one selection (a step launches thousands of kernels: they are counted,
+    /// and the first ones get arrows).
+    static constexpr int kMaxFlowArrows = 256;
 
     explicit TraceLanesView(QWidget *parent = nullptr);
     ~TraceLanesView() override;
@@ -98,10 +101,18 @@ public:
     SliceRef selected() const { return m_selected; }
     void select(const SliceRef &s);
     /// Where the selection's flows go: a GPU event's launching runtime call(s); a runtime call's
-    /// GPU events.
+    /// GPU events; any other host range's GPU events, launched by the runtime calls inside it.
     const std::vector<SliceRef> &flowTargets() const { return m_flows; }
     /// The CPU operator that made a runtime call (the deepest one around it); invalid when none.
     SliceRef launchingOp(const SliceRef &runtimeCall) const;
+    /// The selected GPU event's launching CPU operator (outlined on its lane); invalid otherwise.
+    SliceRef selectedLaunchingOp() const { return m_launchOp; }
+    /// GPU events the selected host range launched and their summed GPU time (all of them, also
+    /// past the arrows drawn).
+    int selectedKernelCount() const { return m_flowGpuEvents; }
+    qint64 selectedGpuTimeNs() const { return m_flowGpuNs; }
+    /// One line on the selection: what, how long, where, and what launched it or what it launched.
+    QString selectionSummary() const;
 
     /// Highlights every slice whose name contains `text` (case-insensitive); the match count.
     int setSearchText(const QString &text);
@@ -178,6 +189,9 @@ private:
     void drawHostRow(class QPainter &p, const Row &row, int top);
     void drawGpuRow(class QPainter &p, const Row &row, int top);
     void drawFlows(class QPainter &p);
+    /// The GPU events of the runtime calls `calls` (slice indices of file `fileIndex`, sorted):
+    /// appended to m_flows and m_flowArrows, counted in m_flowGpuEvents and m_flowGpuNs.
+    void addKernelsOf(int fileIndex, const std::vector<quint32> &calls);
     const DeviceLanes *deviceLanes(int file, int device) const;
     QString toolTipAt(const QPointF &pos) const;
     void goToMatch(int i);
@@ -196,6 +210,11 @@ private:
 
     SliceRef m_selected;
     std::vector<SliceRef> m_flows;
+    /// The arrows drawn: runtime call → GPU event (at most kMaxFlowArrows).
+    std::vector<std::pair<SliceRef, SliceRef>> m_flowArrows;
+    SliceRef m_launchOp;
+    int m_flowGpuEvents = 0;
+    qint64 m_flowGpuNs = 0;
     std::vector<SliceRef> m_matches;
     int m_currentMatch = -1;
     QString m_searchText;

@@ -31,6 +31,8 @@ private slots:
     void kernelFlowsToItsLaunch_data();
     void kernelFlowsToItsLaunch();
     void runtimeCallFlowsToItsKernels();
+    void rangeFlowsToTheKernelsItLaunched_data();
+    void rangeFlowsToTheKernelsItLaunched();
     void clickSelectsAndShowsTheFlow();
     void keysZoomAndPan_data();
     void keysZoomAndPan();
@@ -43,6 +45,7 @@ private slots:
     void rangeBudgetMatchesIndependentCount();
     void rangeOfAStepEqualsItsBar();
     void shiftDragSelectsARange();
+    void selectionLineNamesTheLaunch();
     void deeperLevelsOnExpandOrZoom();
     void pickedBarZoomsTheLanes();
     void scopeLine();
@@ -249,6 +252,10 @@ void TestTraceLanes::kernelFlowsToItsLaunch()
     const TraceLanesView::SliceRef launching = view.launchingOp(call);
     QVERIFY(launching.valid());
     QCOMPARE(view.sliceName(launching), op);
+    QCOMPARE(view.selectedLaunchingOp(), launching);
+    const QString summary = view.selectionSummary();
+    QVERIFY2(summary.startsWith(kernel + QStringLiteral(" — GPU kernel")), qPrintable(summary));
+    QVERIFY2(summary.contains(QStringLiteral("launched by cudaLaunchKernel in ") + op), qPrintable(summary));
 
     // And back: the runtime call's flow goes to this kernel.
     view.select(call);
@@ -277,9 +284,63 @@ void TestTraceLanes::runtimeCallFlowsToItsKernels()
         QVERIFY2(delay == 200'000 || delay == 1'000'000 || delay == 500'000, qPrintable(QString::number(delay)));
     }
     QCOMPARE(calls, 30);
-    // A CPU op that is no runtime call has no flow.
-    view.select({0, -1, quint32(firstOfKind(hl, HostSliceKind::CpuOp))});
-    QVERIFY(view.flowTargets().empty());
+}
+
+void TestTraceLanes::rangeFlowsToTheKernelsItLaunched_data()
+{
+    // The script's layout, per step on the main thread: 10 convolutions (1.5 ms kernels, each
+    // under nn.Module and three ops) and one optimizer kernel (0.8 ms) under Optimizer.step; the
+    // backward's 4 kernels are launched by the other thread, so no main-thread range owns them.
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("kernels");
+    QTest::addColumn<qint64>("gpuNs");
+    QTest::addColumn<QString>("summary");
+    const auto s = [](const char *text) { return QString::fromUtf8(text); };
+    QTest::newRow("step") << int(HostSliceKind::Step) << s("ProfilerStep#0") << 11 << qint64(15'800'000)
+                          << s("launched 11 GPU events, 15.8 ms of GPU time");
+    QTest::newRow("module") << int(HostSliceKind::Module) << s("nn.Module: ResNet_0") << 10 << qint64(15'000'000)
+                            << s("launched 10 GPU events, 15 ms of GPU time");
+    QTest::newRow("optimizer") << int(HostSliceKind::Annotation) << s("Optimizer.step#SGD.step") << 1 << qint64(800'000)
+                               << s("launched 1 GPU event, 800 µs of GPU time");
+    QTest::newRow("conv op") << int(HostSliceKind::CpuOp) << s("aten::conv2d") << 1 << qint64(1'500'000)
+                             << s("launched 1 GPU event, 1.5 ms of GPU time");
+    QTest::newRow("data loading") << int(HostSliceKind::DataLoading) << QString() << 0 << qint64(0)
+                                  << s("launched nothing on the GPU");
+}
+
+void TestTraceLanes::rangeFlowsToTheKernelsItLaunched()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, name);
+    QFETCH(int, kernels);
+    QFETCH(qint64, gpuNs);
+    QFETCH(QString, summary);
+    QVERIFY(m_resnetSmall);
+    TraceLanesView view;
+    view.resize(1200, 800);
+    view.setRun(m_resnetSmall.get());
+    const HostLanes &hl = *view.hostLanes(0);
+    const QByteArray latin = name.toUtf8();
+    const int slice = firstOfKind(hl, HostSliceKind(kind), name.isEmpty() ? nullptr : latin.constData());
+    QVERIFY(slice >= 0);
+    view.select({0, -1, quint32(slice)});
+    QCOMPARE(view.selectedKernelCount(), kernels);
+    QCOMPARE(view.selectedGpuTimeNs(), gpuNs);
+    QCOMPARE(int(view.flowTargets().size()), kernels);
+    const HostSlice &range = hl.slices[std::size_t(slice)];
+    for (const TraceLanesView::SliceRef &k : view.flowTargets()) {
+        QVERIFY(k.gpu());
+        // Each kernel's own launch lies inside the range, on its thread.
+        TraceLanesView probe;
+        probe.setRun(m_resnetSmall.get());
+        probe.select(k);
+        QCOMPARE(int(probe.flowTargets().size()), 1);
+        const HostSlice &call = hl.slices[probe.flowTargets().front().index];
+        QCOMPARE(call.thread, range.thread);
+        QVERIFY(call.startNs >= range.startNs && call.endNs <= range.endNs);
+    }
+    QVERIFY2(view.selectionSummary().contains(summary), qPrintable(view.selectionSummary()));
 }
 
 void TestTraceLanes::clickSelectsAndShowsTheFlow()
@@ -526,6 +587,27 @@ void TestTraceLanes::shiftDragSelectsARange()
     // F fits the view to the range.
     QTest::keyClick(&view, Qt::Key_F);
     QVERIFY(std::abs(view.viewStartNs() - double(view.selectedRange()->startNs)) < 1.0);
+}
+
+void TestTraceLanes::selectionLineNamesTheLaunch()
+{
+    QVERIFY(m_resnetSmall);
+    TimelineView tab(new TimelinePanel);
+    tab.resize(1200, 900);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    tab.setRun(m_resnetSmall.get());
+    QVERIFY(tab.selectionText().startsWith(QStringLiteral("Click a slice")));
+    TraceLanesView &view = *tab.lanes();
+    // The first conv kernel (1.0404 s … 1.0419 s, device 0, stream 7), clicked.
+    view.setViewRange(1'040'000'000.0, 1'042'500'000.0);
+    const int row = view.gpuRow(0, 0, 0);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, QPointF(xOf(view, 1'041'000'000.0), yOfRow(view, row)).toPoint());
+    QVERIFY2(tab.selectionText().contains(QStringLiteral("launched by cudaLaunchKernel in aten::cudnn_convolution")),
+             qPrintable(tab.selectionText()));
+    QVERIFY(tab.selectionText().contains(QStringLiteral("GPU 0, stream 7")));
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(tab.selectionText().startsWith(QStringLiteral("Click a slice")));
 }
 
 void TestTraceLanes::deeperLevelsOnExpandOrZoom()
