@@ -569,6 +569,27 @@ void MainWindow::setTheme(Theme theme)
     m_settings->setTheme(theme);
 }
 
+QPalette MainWindow::currentDesktopPalette()
+{
+    // An empty palette resolves every role against the platform theme's: the desktop's palette
+    // now, which our own application palette hides. It is put back at once.
+    const QPalette ours = QApplication::palette();
+    QApplication::setPalette(QPalette());
+    const QPalette desktop = QApplication::palette();
+    QApplication::setPalette(ours);
+    return desktop;
+}
+
+bool MainWindow::event(QEvent *event)
+{
+    if (event->type() == QEvent::ThemeChange) {
+        m_systemPalette = currentDesktopPalette();
+        if (m_settings->theme() == Theme::System)
+            setTheme(Theme::System);
+    }
+    return QMainWindow::event(event);
+}
+
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();

@@ -49,10 +49,15 @@ public:
     bool welcomeShown() const;
     /// Applies `theme` to the whole application and remembers it (View ▸ Theme).
     void setTheme(Theme theme);
+    /// The desktop's palette as it is now, whatever palette the application has set.
+    static QPalette currentDesktopPalette();
     /// The About box's text for the open run (its GPUs named).
     QString aboutBoxText() const;
 
 protected:
+    /// A desktop theme change (QEvent::ThemeChange) re-reads the desktop's palette, so "System
+    /// Colours" follows it live.
+    bool event(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;

@@ -128,6 +128,7 @@ private slots:
     void aboutNamesTheOpenRunsGpus();
     void themeSwitchIsAppliedAndRemembered_data();
     void themeSwitchIsAppliedAndRemembered();
+    void desktopThemeChangeIsFollowed();
     void shownViewIsRemembered();
 
 private:
@@ -563,6 +564,25 @@ void TestMainWindow::themeSwitchIsAppliedAndRemembered()
     m_window = std::make_unique<MainWindow>(m_settings.get());
     QCOMPARE(QApplication::palette().color(QPalette::Window), expected.color(QPalette::Window));
     QVERIFY(findMenuAction(*m_window, action)->isChecked());
+}
+
+void TestMainWindow::desktopThemeChangeIsFollowed()
+{
+    const QPalette desktop = QApplication::palette();
+    // Whatever palette the application set, the desktop's is read afresh.
+    m_window->setTheme(Theme::Dark);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+    QCOMPARE(MainWindow::currentDesktopPalette().color(QPalette::Window), desktop.color(QPalette::Window));
+    QCOMPARE(MainWindow::currentDesktopPalette().color(QPalette::Base), desktop.color(QPalette::Base));
+    QCOMPARE(QApplication::palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+    // A desktop change leaves a fixed theme alone, and gives "System" the desktop's palette.
+    QEvent change(QEvent::ThemeChange);
+    QApplication::sendEvent(m_window.get(), &change);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), darkPalette().color(QPalette::Window));
+    m_window->setTheme(Theme::System);
+    QApplication::sendEvent(m_window.get(), &change);
+    QCOMPARE(QApplication::palette().color(QPalette::Window), paletteFor(Theme::System, desktop).color(QPalette::Window));
+    QCOMPARE(m_settings->theme(), Theme::System);
 }
 
 void TestMainWindow::shownViewIsRemembered()
