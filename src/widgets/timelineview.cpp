@@ -30,6 +30,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     , m_previous(new QToolButton(this))
     , m_next(new QToolButton(this))
     , m_whole(new QToolButton(this))
+    , m_align(new QToolButton(this))
     , m_searchDelay(new QTimer(this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -51,6 +52,10 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     m_next->setToolTip(tr("Next match (Enter)"));
     m_whole->setText(tr("Whole run"));
     m_whole->setToolTip(tr("Show the whole run (F with nothing selected)"));
+    m_align->setText(tr("Align ranks"));
+    m_align->setCheckable(true);
+    m_align->setToolTip(tr("Shift each rank's file so that its first step starts with the first file's "
+                           "(on by itself when the files' clocks do not overlap)"));
     auto *keys = new QLabel(tr("W/S zoom · A/D pan · wheel zooms at the cursor · drag pans · Shift+drag: a range's budget · "
                                "click a slice: its flow"),
                             this);
@@ -65,6 +70,7 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     bar->addWidget(m_matches);
     bar->addSpacing(8);
     bar->addWidget(m_whole);
+    bar->addWidget(m_align);
     bar->addSpacing(8);
     bar->addWidget(keys, 1);
     layout->addLayout(bar);
@@ -101,6 +107,13 @@ TimelineView::TimelineView(TimelinePanel *panel, QWidget *parent)
     connect(m_next, &QToolButton::clicked, m_lanes, &TraceLanesView::nextMatch);
     connect(m_previous, &QToolButton::clicked, m_lanes, &TraceLanesView::previousMatch);
     connect(m_whole, &QToolButton::clicked, m_lanes, &TraceLanesView::showWholeRun);
+    connect(m_align, &QToolButton::clicked, this, [this](bool align) {
+        m_lanes->setRankAlignment(align ? TraceLanesView::RankAlignment::FirstStep : TraceLanesView::RankAlignment::AsRecorded);
+        if (!m_search->text().isEmpty())
+            m_lanes->setSearchText(m_search->text());
+        updateScope();
+        updateMatches();
+    });
     connect(m_lanes, &TraceLanesView::searchChanged, this, &TimelineView::updateMatches);
     connect(m_lanes, &TraceLanesView::rangeChanged, this, &TimelineView::updateRange);
     connect(m_lanes, &TraceLanesView::selectionChanged, this, &TimelineView::updateSelection);
@@ -124,8 +137,7 @@ void TimelineView::setRun(const RunAnalysis *run)
     m_settingRun = false;
     if (!m_search->text().isEmpty())
         m_lanes->setSearchText(m_search->text());
-    m_scope->setText(m_lanes->scopeText());
-    m_scope->setToolTip(m_scope->text());
+    updateScope();
     updateMatches();
     updateRange();
     updateSelection();
@@ -135,6 +147,17 @@ QString TimelineView::scopeText() const { return m_scope->text(); }
 QString TimelineView::matchText() const { return m_matches->text(); }
 QString TimelineView::rangeText() const { return m_range->text(); }
 QString TimelineView::selectionText() const { return m_selection->text(); }
+
+void TimelineView::updateScope()
+{
+    m_scope->setText(m_lanes->scopeText());
+    m_scope->setToolTip(m_scope->text());
+    const GpuTimeline *shown = m_lanes->shownTimeline();
+    m_align->setVisible(shown && shown->files.size() > 1);
+    m_align->setChecked(m_lanes->ranksAligned());
+    updateSelection();
+    updateRange();
+}
 
 void TimelineView::updateMatches()
 {

@@ -31,12 +31,15 @@ public:
     TimelinePanel *panel() const { return m_panel; }
     TraceLanesView *lanes() const { return m_lanes; }
     QLineEdit *searchField() const { return m_search; }
+    /// "Align ranks": checked while the ranks' files are shifted to a common first step.
+    QToolButton *alignRanksButton() const { return m_align; }
     QString scopeText() const;
     QString matchText() const;
     QString rangeText() const;
     QString selectionText() const;
 
 private:
+    void updateScope();
     void updateMatches();
     void updateRange();
     void updateSelection();
@@ -47,7 +50,7 @@ private:
     QSplitter *m_splitter;
     QLabel *m_scope, *m_matches, *m_range, *m_selection;
     QLineEdit *m_search;
-    QToolButton *m_previous, *m_next, *m_whole;
+    QToolButton *m_previous, *m_next, *m_whole, *m_align;
     QTimer *m_searchDelay;
     bool m_settingRun = false;
 };

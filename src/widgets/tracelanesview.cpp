@@ -140,6 +140,8 @@ const HostLanes *TraceLanesView::hostLanes(int index) const
 
 void TraceLanesView::setRun(const RunAnalysis *run)
 {
+    if (run != m_run)
+        m_rankAlignment = RankAlignment::Automatic;  // a new run decides afresh
     m_run = run;
     m_timeline = nullptr;
     m_files.clear();
@@ -165,11 +167,11 @@ void TraceLanesView::setRun(const RunAnalysis *run)
         };
         m_timeline = shows(run->torch.timeline) ? &run->torch.timeline : shows(run->kernels.timeline) ? &run->kernels.timeline : nullptr;
     }
-    qint64 first = std::numeric_limits<qint64>::max(), last = std::numeric_limits<qint64>::min();
     if (m_timeline) {
         const KernelPatternTable table = KernelPatternTable::forProfile(HeuristicsProfile::Workbench);
         for (std::size_t fi = 0; fi < m_timeline->files.size(); ++fi) {
             const GpuTimelineFile &f = m_timeline->files[fi];
+            qint64 first = std::numeric_limits<qint64>::max(), last = std::numeric_limits<qint64>::min();
             FileRef ref;
             ref.file = &f;
             if (f.hostLanes) {
@@ -235,8 +237,20 @@ void TraceLanesView::setRun(const RunAnalysis *run)
                 if (fi == 0 && !s.gpuLane)
                     m_steps.push_back({s.startNs, s.endNs});
             }
+            FileRef &placed = m_files[fi];
+            placed.firstNs = first;
+            placed.lastNs = last;
+            const auto step = std::find_if(f.steps.begin(), f.steps.end(), [](const StepWindow &s) { return !s.gpuLane; });
+            placed.anchorNs = step != f.steps.end() ? step->startNs : first;
         }
     }
+    m_alignedRanks = alignRanks();
+    qint64 first = std::numeric_limits<qint64>::max(), last = std::numeric_limits<qint64>::min();
+    for (const FileRef &ref : m_files)
+        if (ref.firstNs <= ref.lastNs) {
+            first = std::min(first, ref.firstNs + ref.offsetNs);
+            last = std::max(last, ref.lastNs + ref.offsetNs);
+        }
     if (first > last) {
         first = 0;
         last = 1'000'000;
@@ -245,6 +259,37 @@ void TraceLanesView::setRun(const RunAnalysis *run)
     m_runEndNs = std::max(last, first + 1);
     rebuildRows();
     showWholeRun();
+}
+
+bool TraceLanesView::alignRanks()
+{
+    for (FileRef &ref : m_files)
+        ref.offsetNs = 0;
+    if (m_files.size() < 2 || m_rankAlignment == RankAlignment::AsRecorded)
+        return false;
+    const FileRef &reference = m_files.front();
+    if (m_rankAlignment == RankAlignment::Automatic) {
+        // Ranks of one job share a clock when their spans overlap; apart, each file kept its own
+        // epoch and the lanes would sit side by side, seconds from each other.
+        const bool apart = std::any_of(m_files.begin() + 1, m_files.end(), [&](const FileRef &f) {
+            return f.firstNs <= f.lastNs && reference.firstNs <= reference.lastNs
+                   && (f.lastNs < reference.firstNs || f.firstNs > reference.lastNs);
+        });
+        if (!apart)
+            return false;
+    }
+    for (FileRef &ref : m_files)
+        if (ref.firstNs <= ref.lastNs && reference.firstNs <= reference.lastNs)
+            ref.offsetNs = reference.anchorNs - ref.anchorNs;
+    return true;
+}
+
+void TraceLanesView::setRankAlignment(RankAlignment alignment)
+{
+    if (alignment == m_rankAlignment)
+        return;
+    m_rankAlignment = alignment;
+    setRun(m_run);
 }
 
 bool TraceLanesView::showsTorchTrace() const { return m_run && m_timeline == &m_run->torch.timeline; }
@@ -276,6 +321,9 @@ QString TraceLanesView::scopeText() const
               : threads == 1 ? tr("1 host thread")
                              : tr("%1 host threads").arg(threads));
     parts << tr("%1 shown").arg(duration(double(m_runEndNs - m_runStartNs)));
+    if (m_alignedRanks)
+        parts << (m_rankAlignment == RankAlignment::Automatic ? tr("ranks aligned at their first step (their clocks do not overlap)")
+                                                              : tr("ranks aligned at their first step"));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -495,7 +543,8 @@ qint64 TraceLanesView::sliceStartNs(const SliceRef &s) const
     const GpuTimelineFile *f = file(s.file);
     if (!f)
         return 0;
-    return s.gpu() ? f->devices[std::size_t(s.device)].events.startNs(s.index) : f->hostLanes->slices[s.index].startNs;
+    return m_files[std::size_t(s.file)].offsetNs
+           + (s.gpu() ? f->devices[std::size_t(s.device)].events.startNs(s.index) : f->hostLanes->slices[s.index].startNs);
 }
 
 qint64 TraceLanesView::sliceEndNs(const SliceRef &s) const
@@ -503,7 +552,8 @@ qint64 TraceLanesView::sliceEndNs(const SliceRef &s) const
     const GpuTimelineFile *f = file(s.file);
     if (!f)
         return 0;
-    return s.gpu() ? f->devices[std::size_t(s.device)].events[s.index].endNs : f->hostLanes->slices[s.index].endNs;
+    return m_files[std::size_t(s.file)].offsetNs
+           + (s.gpu() ? f->devices[std::size_t(s.device)].events[s.index].endNs : f->hostLanes->slices[s.index].endNs);
 }
 
 int TraceLanesView::sliceRow(const SliceRef &s) const
@@ -533,7 +583,7 @@ TraceLanesView::SliceRef TraceLanesView::sliceAt(const QPointF &pos) const
     if (r < 0 || pos.x() < m_labelWidthPx)
         return {};
     const Row &row = m_rows[std::size_t(r)];
-    const double t = toNs(pos.x()), slack = 2.0 * m_nsPerPx;
+    const double t = toNs(pos.x()) - double(m_files[std::size_t(row.file)].offsetNs), slack = 2.0 * m_nsPerPx;
     if (row.kind == Row::Host) {
         const HostLanes &hl = *hostLanes(row.file);
         const HostLane &lane = hl.lanes[std::size_t(row.lane)];
@@ -889,7 +939,8 @@ QString TraceLanesView::rangeSummary() const
                  .arg(duration(double(m_range->startNs - m_originNs)), duration(double(m_range->endNs - m_originNs)),
                       duration(double(m_range->endNs - m_range->startNs)));
     for (const auto &[fi, di] : shownDevices()) {
-        const TimelineRangeValues v = rangeValues(fi, di, m_range->startNs, m_range->endNs);
+        const qint64 offsetNs = m_files[std::size_t(fi)].offsetNs;
+        const TimelineRangeValues v = rangeValues(fi, di, m_range->startNs - offsetNs, m_range->endNs - offsetNs);
         const GpuTimelineFile &f = *file(fi);
         const qint64 device = f.devices[std::size_t(di)].device;
         const QString who = (f.rank ? tr("r%1 · ").arg(*f.rank) : QString()) + deviceDisplayName(gpuIndexInFile(f, device), device, true);
@@ -996,7 +1047,9 @@ void TraceLanesView::drawHostRow(QPainter &p, const Row &row, int top)
     const HostLane &lane = hl.lanes[std::size_t(row.lane)];
     const bool dark = isDarkPalette(palette());
     const double left = m_labelWidthPx, right = m_labelWidthPx + trackWidthPx();
-    const double t0 = toNs(left), t1 = toNs(right);
+    // The file's own clock inside; offsetNs places it on the view's (aligned ranks).
+    const double offsetNs = double(ref.offsetNs);
+    const double t0 = toNs(left) - offsetNs, t1 = toNs(right) - offsetNs;
     const HostSlice *const base = hl.slices.data();
     const HostSlice *it = std::partition_point(base + lane.begin, base + lane.end, [&](const HostSlice &s) { return double(s.endNs) <= t0; });
     const HostSlice *const last = base + lane.end;
@@ -1005,7 +1058,7 @@ void TraceLanesView::drawHostRow(QPainter &p, const Row &row, int top)
     const bool searching = !ref.hostMatch.empty();
     const QColor matchColor(0xff, 0xd4, 0x00);
     while (it != last && double(it->startNs) < t1) {
-        const double x0 = toX(double(it->startNs)), x1 = toX(double(it->endNs));
+        const double x0 = toX(double(it->startNs) + offsetNs), x1 = toX(double(it->endNs) + offsetNs);
         QColor fill = hostColor(it->kind, it->nameId, dark);
         const bool matched = searching && ref.hostMatch[it->nameId];
         if (x1 - x0 >= 1.0) {
@@ -1024,7 +1077,7 @@ void TraceLanesView::drawHostRow(QPainter &p, const Row &row, int top)
         // Narrower than a pixel: one mark for this pixel, then the first slice past it.
         const double px = std::floor(x0);
         p.fillRect(QRectF(px, cell.top(), 1, cell.height()), matched ? matchColor : fill);
-        const double next = toNs(px + 1);
+        const double next = toNs(px + 1) - offsetNs;
         it = std::partition_point(it + 1, last, [&](const HostSlice &s) { return double(s.endNs) <= next; });
     }
     const int rowIndex = int(&row - m_rows.data());
@@ -1050,7 +1103,9 @@ void TraceLanesView::drawGpuRow(QPainter &p, const Row &row, int top)
     const GpuEventList &events = ref.file->devices[std::size_t(dl.device)].events;
     const StreamIndex &si = dl.streams[std::size_t(row.stream)];
     const double left = m_labelWidthPx, right = m_labelWidthPx + trackWidthPx();
-    const double t0 = toNs(left), t1 = toNs(right);
+    // The file's own clock inside; offsetNs places it on the view's (aligned ranks).
+    const double offsetNs = double(ref.offsetNs);
+    const double t0 = toNs(left) - offsetNs, t1 = toNs(right) - offsetNs;
     const QPalette pal = palette();
     const QColor colours[3] = {TimelinePanel::partColor(TimelinePanel::Compute, pal),
                                TimelinePanel::partColor(TimelinePanel::ExposedComm, pal),
@@ -1068,7 +1123,7 @@ void TraceLanesView::drawGpuRow(QPainter &p, const Row &row, int top)
         const int cls = e.kind != GpuEventKind::Kernel ? 2 : e.nameId < dl.nameClass.size() ? dl.nameClass[e.nameId] : 0;
         const bool matched = searching && e.nameId < ref.gpuMatch.size() && ref.gpuMatch[e.nameId];
         const QColor fill = matched ? matchColor : colours[cls];
-        const double x0 = toX(double(e.startNs)), x1 = toX(double(e.endNs));
+        const double x0 = toX(double(e.startNs) + offsetNs), x1 = toX(double(e.endNs) + offsetNs);
         if (x1 - x0 >= 1.0) {
             const QRectF r(std::max(x0, left - 1), cell.top(), std::min(x1, right + 1) - std::max(x0, left - 1), cell.height());
             p.fillRect(r, fill);
@@ -1084,7 +1139,7 @@ void TraceLanesView::drawGpuRow(QPainter &p, const Row &row, int top)
         }
         const double px = std::floor(x0);
         p.fillRect(QRectF(px, cell.top(), 1, cell.height()), fill);
-        const double next = toNs(px + 1);
+        const double next = toNs(px + 1) - offsetNs;
         k = std::size_t(std::partition_point(si.maxEnd.begin() + qsizetype(k) + 1, si.maxEnd.end(),
                                              [&](qint64 end) { return double(end) <= next; })
                         - si.maxEnd.begin());

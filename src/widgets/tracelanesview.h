@@ -56,10 +56,20 @@ public:
     /// Shows the run's chrome traces (host lanes and their GPUs); a run with none shows its kernel
     /// trace's GPUs. The run must outlive the view or be replaced first; nullptr clears.
     void setRun(const RunAnalysis *run);
+    /// How several files (ranks) share the time axis: each on its own clock as recorded; shifted
+    /// so that every file's first step starts with the first file's; or (Automatic) shifted only
+    /// when their spans do not overlap, i.e. each kept its own epoch.
+    enum class RankAlignment { Automatic, AsRecorded, FirstStep };
+    void setRankAlignment(RankAlignment alignment);
+    RankAlignment rankAlignment() const { return m_rankAlignment; }
+    /// The files are shown shifted (sliceStartNs() and the view are on the shifted clock).
+    bool ranksAligned() const { return m_alignedRanks; }
     /// What is shown: "torch_profile.json · rank 0 · 2 GPUs (d2, d3) · 10 steps · 3 host threads".
     QString scopeText() const;
     /// The lanes show the torch traces (host and GPU, one clock); false: a kernel trace's GPUs.
     bool showsTorchTrace() const;
+    /// The timeline shown (the torch traces' or the kernel trace's); null with none.
+    const GpuTimeline *shownTimeline() const { return m_timeline; }
 
     qint64 originNs() const { return m_originNs; }  ///< the earliest time shown (the ruler's 0)
     qint64 runStartNs() const { return m_runStartNs; }
@@ -86,6 +96,7 @@ public:
     const GpuTimelineFile *file(int index) const;
     const HostLanes *hostLanes(int file) const;
     QString sliceName(const SliceRef &s) const;
+    /// On the view's clock: the file's own plus its alignment shift (0 unless ranksAligned()).
     qint64 sliceStartNs(const SliceRef &s) const;
     qint64 sliceEndNs(const SliceRef &s) const;
     /// The row a slice is drawn on (its thread's deepest shown row when its depth is hidden).
@@ -93,9 +104,9 @@ public:
     /// A point inside the slice's drawn rectangle, widget coordinates (for tests and arrows).
     QPointF slicePoint(const SliceRef &s) const;
     SliceRef sliceAt(const QPointF &pos) const;
-    /// The host slices (file, index) at time `ns` on thread `thread`, outermost first.
+    /// The host slices (file, index) at time `ns` (the file's own clock) on thread `thread`, outermost first.
     std::vector<SliceRef> hostSlicesAt(int file, int thread, qint64 ns) const;
-    /// The GPU events of `device` in [startNs, endNs).
+    /// The GPU events of `device` in [startNs, endNs) (the file's own clock).
     int gpuEventCount(int file, int device, qint64 startNs, qint64 endNs) const;
 
     SliceRef selected() const { return m_selected; }
@@ -127,6 +138,7 @@ public:
     void clearSelectedRange();
     /// The GPU devices shown (file, device index), in row order.
     std::vector<std::pair<int, int>> shownDevices() const;
+    /// The budget of [startNs, endNs) on the file's own clock.
     TimelineRangeValues rangeValues(int file, int device, qint64 startNs, qint64 endNs) const;
     /// One line per shown GPU: the selected range's budget (empty without a range).
     QString rangeSummary() const;
@@ -165,6 +177,9 @@ private:
     };
     struct FileRef {
         const GpuTimelineFile *file = nullptr;
+        qint64 firstNs = 0, lastNs = -1;  ///< the file's span on its own clock (empty: last < first)
+        qint64 anchorNs = 0;              ///< its first CPU-lane step's start, else firstNs
+        qint64 offsetNs = 0;              ///< added to its times to place them on the view's clock
         std::vector<bool> expanded;  ///< per host thread
         std::vector<bool> hostMatch, gpuMatch;  ///< per name: matches the search
     };
@@ -177,6 +192,8 @@ private:
     };
 
     void rebuildRows();
+    /// Sets each file's offsetNs from m_rankAlignment; true when any file is shifted.
+    bool alignRanks();
     int visibleDepths(int file, int thread) const;
     double toX(double ns) const { return (ns - m_viewStartNs) / m_nsPerPx + m_labelWidthPx; }
     double toNs(double x) const { return m_viewStartNs + (x - m_labelWidthPx) * m_nsPerPx; }
@@ -205,6 +222,8 @@ private:
     qint64 m_originNs = 0, m_runStartNs = 0, m_runEndNs = 1;
     double m_viewStartNs = 0, m_nsPerPx = 1;
     bool m_allDepths = false;  ///< zoomed in below kAllDepthsNs
+    RankAlignment m_rankAlignment = RankAlignment::Automatic;
+    bool m_alignedRanks = false;
     int m_labelWidthPx = 170, m_rulerPx = 22, m_rowPx = 18, m_scrollY = 0;
     QScrollBar *m_scroll = nullptr;
 

@@ -49,6 +49,8 @@ private slots:
     void deeperLevelsOnExpandOrZoom();
     void pickedBarZoomsTheLanes();
     void scopeLine();
+    void ranksOnTheirOwnClocksAreAligned();
+    void ranksOnOneClockStayAsRecorded();
     void emptyRun();
 
 private:
@@ -661,6 +663,89 @@ void TestTraceLanes::scopeLine()
     for (const QString &part : {QStringLiteral("torch_profile.json"), QStringLiteral("1 GPU (d0)"), QStringLiteral("2 steps"),
                                 QStringLiteral("2 host threads")})
         QVERIFY2(scope.contains(part), qPrintable(scope));
+}
+
+void TestTraceLanes::ranksOnTheirOwnClocksAreAligned()
+{
+    // Four make_run traces, each with its own epoch: 3685.56 s, 3693.34 s, 3701.13 s, 3708.89 s
+    // (first events, Python over the raw files), each span under 50 ms. As recorded they sit
+    // seconds apart; aligned, every rank's first ProfilerStep starts with rank 0's.
+    const auto run = load(QStringLiteral("runs/ranks-4traces"));
+    QVERIFY(run);
+    TraceLanesView view;
+    view.resize(1200, 900);
+    view.setRun(run.get());
+    QCOMPARE(int(run->torch.timeline.files.size()), 4);
+    QVERIFY(view.ranksAligned());
+    QVERIFY2(view.scopeText().contains(QStringLiteral("ranks aligned at their first step (their clocks do not overlap)")),
+             qPrintable(view.scopeText()));
+    QVERIFY(view.runEndNs() - view.runStartNs() < 100'000'000);
+    std::vector<qint64> firstSteps;
+    for (int fi = 0; fi < 4; ++fi) {
+        const HostLanes *hl = view.hostLanes(fi);
+        QVERIFY(hl);
+        qint64 first = std::numeric_limits<qint64>::max();
+        for (std::size_t i = 0; i < hl->slices.size(); ++i)
+            if (hl->slices[i].kind == HostSliceKind::Step)
+                first = std::min(first, view.sliceStartNs({fi, -1, quint32(i)}));
+        firstSteps.push_back(first);
+    }
+    QCOMPARE(firstSteps[1], firstSteps[0]);
+    QCOMPARE(firstSteps[2], firstSteps[0]);
+    QCOMPARE(firstSteps[3], firstSteps[0]);
+    // A click lands on the shifted kernel of the last file.
+    const GpuTimelineFile &last = *view.file(3);
+    QVERIFY(!last.devices.empty() && last.devices[0].events.size() > 0);
+    const TraceLanesView::SliceRef kernel{3, 0, 0};
+    view.setViewRange(double(view.sliceStartNs(kernel)) - 20'000.0, double(view.sliceEndNs(kernel)) + 20'000.0);
+    const int row = view.sliceRow(kernel);
+    QVERIFY(row >= 0);
+    view.setThreadExpanded(0, 0, false);
+    QVERIFY(view.sliceAt(view.slicePoint(kernel)).valid());
+    QCOMPARE(view.sliceAt(view.slicePoint(kernel)).file, 3);
+    // As recorded: the four epochs, over 23 s apart.
+    view.setRankAlignment(TraceLanesView::RankAlignment::AsRecorded);
+    QVERIFY(!view.ranksAligned());
+    QVERIFY(!view.scopeText().contains(QStringLiteral("aligned")));
+    QVERIFY(view.runEndNs() - view.runStartNs() > 23'000'000'000);
+
+    // The Timeline's "Align ranks" button shows the state and switches it.
+    TimelineView tab(new TimelinePanel);
+    tab.resize(1200, 900);
+    tab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tab));
+    tab.setRun(run.get());
+    QToolButton *align = tab.alignRanksButton();
+    QVERIFY(align->isVisible());
+    QVERIFY(align->isChecked());
+    QVERIFY(tab.scopeText().contains(QStringLiteral("aligned")));
+    align->click();
+    QVERIFY(!align->isChecked());
+    QVERIFY(!tab.lanes()->ranksAligned());
+    QVERIFY(!tab.scopeText().contains(QStringLiteral("aligned")));
+    align->click();
+    QVERIFY(tab.lanes()->ranksAligned());
+    QVERIFY2(tab.scopeText().endsWith(QStringLiteral("ranks aligned at their first step")), qPrintable(tab.scopeText()));
+    // One file: nothing to align, no button.
+    tab.setRun(m_resnetSmall.get());
+    QVERIFY(!align->isVisible());
+}
+
+void TestTraceLanes::ranksOnOneClockStayAsRecorded()
+{
+    // make_collective_ranks.py: four ranks on one clock (every file from 1.7e15 µs).
+    const auto run = load(QStringLiteral("collectives/ranks4-seq"));
+    QVERIFY(run);
+    TraceLanesView view;
+    view.setRun(run.get());
+    QVERIFY(run->torch.timeline.files.size() >= 2);
+    QVERIFY(!view.ranksAligned());
+    const qint64 recordedSpan = view.runEndNs() - view.runStartNs();
+    QVERIFY(recordedSpan < 100'000'000);
+    // Forced: shifted to the first file's anchor, and said so.
+    view.setRankAlignment(TraceLanesView::RankAlignment::FirstStep);
+    QVERIFY(view.ranksAligned());
+    QVERIFY2(view.scopeText().endsWith(QStringLiteral("ranks aligned at their first step")), qPrintable(view.scopeText()));
 }
 
 void TestTraceLanes::emptyRun()
