@@ -1,6 +1,6 @@
 #pragma once
 // `goblin-workbench export-trace RUN_DIR [--step N] -o FILE`: one step of a run (or the whole
-// run) as a Chrome trace that Perfetto and chrome://tracing open (issue 26, item 8); the same
+// run) as a Chrome trace that Perfetto and chrome://tracing open; the same
 // writer as the window's File > Export Step as Chrome Trace (chrometraceexport.h). Needs no display.
 
 #include <QStringList>

@@ -1,4 +1,4 @@
-# The window (issue 3): included by src/app/CMakeLists.txt when GOBLIN_BUILD_GUI is on. A static
+# The window: included by src/app/CMakeLists.txt when GOBLIN_BUILD_GUI is on. A static
 # library so that goblin-workbench-gui and the tests (tst_mainwindow) build the same window.
 add_library(goblin_window STATIC
     ${CMAKE_CURRENT_SOURCE_DIR}/guimain.cpp ${CMAKE_CURRENT_SOURCE_DIR}/guimain.h

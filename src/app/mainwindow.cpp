@@ -290,7 +290,7 @@ void MainWindow::createDocks()
             m_settings->setThresholdsOnTableViews(shown);
     });
 
-    // Runs side by side (issue 14): the open runs, ticked, under the one set of thresholds.
+    // Runs side by side: the open runs, ticked, under the one set of thresholds.
     m_compareView = new CompareView(m_session, this);
     connect(m_compareView, &CompareView::addRunsRequested, this, &MainWindow::openFolderDialog);
     m_compareDock = new QDockWidget(tr("Compare Runs"), this);

@@ -1,6 +1,6 @@
 #pragma once
 // The Thresholds dock as wide as its panel needs, also after a run fills the panel's "run:"
-// values (issue 26): the width computed once at start-up was that of the empty panel, so at
+// values: the width computed once at start-up was that of the empty panel, so at
 // 1366×768 the filled panel overflowed its dock and scrolled sideways.
 
 class QScrollArea;

@@ -1,5 +1,5 @@
 #pragma once
-// The window's hand-off (issue 26, item 8): File > Export Step as Chrome Trace… and Export Run as
+// The window's hand-off: File > Export Step as Chrome Trace… and Export Run as
 // Chrome Trace…, with the writer `goblin-workbench export-trace` uses (chrometraceexport.h).
 
 #include <QString>

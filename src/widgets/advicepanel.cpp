@@ -209,7 +209,7 @@ QString wordsOf(const QJsonValue &value)
 }
 
 /// Word-wrapped cells whose height follows their column's width: the default delegate sizes a
-/// row for one line, so a long sentence was cut at the column edge (issue 26).
+/// row for one line, so a long sentence was cut at the column edge.
 class WrappingDelegate : public QStyledItemDelegate
 {
 public:

@@ -183,12 +183,12 @@ QImage renderDashboardImage(const RunAnalysis &run, const Derived &derived, doub
     // Left column: budget chart over telemetry. Right column: numbers.
     const int rightWidth = 520;
     const int leftWidth = width - rightWidth - kMargin;
-    // The command that reproduces this image, in small print above the footer line (issue 14).
+    // The command that reproduces this image, in small print above the footer line.
     const QStringList command = reproducingCommand(QStringLiteral("report"), {run.runDir}, profile, thresholds);
     const int commandHeight = heightOfCommandFooter(width, command);
     const int bottom = logical.height() - kMargin - 18 - commandHeight - 6;
     // A telemetry chart with nothing to draw (no telemetry, no GPU events, no memory events) is
-    // one line of text under the budget chart, which takes the freed height (issue 26).
+    // one line of text under the budget chart, which takes the freed height.
     TelemetryPlot telemetry;
     prepareDashboardTelemetry(telemetry, run, derived);
     if (telemetry.collapsed()) {

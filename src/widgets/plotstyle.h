@@ -39,7 +39,7 @@ double contrastRatio(const QColor &a, const QColor &b);
 inline constexpr double kMinTextContrast = 4.5;
 /// The palette's PlaceholderText, moved towards WindowText just far enough to reach
 /// kMinTextContrast against both Window and Base: dark themes ship placeholder greys that fade
-/// into the background (issue 26), light ones usually pass unchanged.
+/// into the background, light ones usually pass unchanged.
 QColor secondaryTextColor(const QPalette &palette);
 /// Makes `widget` draw secondary text (foreground role PlaceholderText) in secondaryTextColor()
 /// of the palette it inherits, and keeps it so when the palette or theme changes.

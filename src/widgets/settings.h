@@ -23,7 +23,7 @@ class Settings : public QObject
 public:
     static constexpr int kMaxRecentRunDirs = 10;
     /// Bumped when the dock/toolbar layout changes, so an old saved state is ignored.
-    /// 2: the views became pages beside a list and the Runs dock starts hidden (issue 26).
+    /// 2: the views became pages beside a list and the Runs dock starts hidden.
     static constexpr int kWindowStateVersion = 2;
 
     explicit Settings(QObject *parent = nullptr);

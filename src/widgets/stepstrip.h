@@ -1,5 +1,5 @@
 #pragma once
-/// \file The step strip (issue 14, item 1): one bar per profiled step, as tall as the step is
+/// \file The step strip: one bar per profiled step, as tall as the step is
 /// long and stacked by that step's own budget, outliers marked. Clicking a step shows it on the
 /// whole dashboard (LiveAnalysis::setSelectedStep); clicking it again or "All steps" returns to
 /// the run mean. The bars follow the thresholds live. A partial last step (StepInputs::partial)

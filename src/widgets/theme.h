@@ -1,5 +1,5 @@
 #pragma once
-/// \file The window's colour theme (issue 26, item 7): the desktop's palette, or a fixed light or
+/// \file The window's colour theme: the desktop's palette, or a fixed light or
 /// dark one, every secondary text (QPalette::PlaceholderText: hints, "run:" values, summaries, the
 /// step strip's title) held to the contrast rule of plotstyle.h.
 

@@ -110,7 +110,7 @@ QString TimelinePanel::partDefinition(int part)
 QColor TimelinePanel::partColor(int part, const QPalette &palette)
 {
     // Muted, dark tones (indigo, wine, olive, greys): the budget's buckets are the bright
-    // Okabe–Ito hues, and a timeline bar must never read as one of them (issue 26).
+    // Okabe–Ito hues, and a timeline bar must never read as one of them.
     const bool dark = isDarkPalette(palette);
     switch (part) {
     case Compute: return dark ? QColor(0x8a, 0x86, 0xd0) : QColor(0x3b, 0x37, 0x7a);

@@ -1,5 +1,5 @@
 #pragma once
-/// \file The measured GPU timeline beside the budget (issue 13, made readable by issue 26): a
+/// \file The measured GPU timeline beside the budget: a
 /// stacked bar per step and per device (compute / exposed communication / other copies / idle with
 /// the host busy / idle with nothing running), and a zoomable strip of one step's GPU events, one
 /// lane per stream.

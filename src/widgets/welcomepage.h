@@ -1,5 +1,5 @@
 #pragma once
-/// \file What the window shows while no run is open (issue 26, item 3): the ways to open one
+/// \file What the window shows while no run is open: the ways to open one
 /// (a folder, a trace file, the example, a recent run) and a short primer of the waste budget.
 
 #include <QStringList>

@@ -250,7 +250,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_overviewSplitter->setChildrenCollapsible(false);
     m_overviewSplitter->setSizes({20 * em, 26 * em});
 
-    // Each view a page of its own (issue 26): it gets the whole area under the headline, and the
+    // Each view a page of its own: it gets the whole area under the headline, and the
     // list on the left names them all (Ctrl+1…9, Ctrl+Tab). In Page order.
     m_viewList->setObjectName(QStringLiteral("ViewList"));
     m_viewList->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -261,7 +261,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     m_viewList->setToolTip(tr("Views: Ctrl+1…9 shows one, Ctrl+Tab the next"));
     addAnalysisView(m_overviewSplitter, tr("Overview"));
     addAnalysisView(m_kernelPage, tr("Kernels"));
-    // Where the time goes (issue 24): GPU time by launching op, by launch stack, by module.
+    // Where the time goes: GPU time by launching op, by launch stack, by module.
     addAnalysisView(m_operators, tr("Operators"));
     addAnalysisView(m_flameGraph, tr("Flame graph"));
     addAnalysisView(m_modules, tr("Modules"));
@@ -274,7 +274,7 @@ WorkbenchView::WorkbenchView(WorkbenchSession *session, QWidget *parent)
     // budget; double-click a bar for that step's kernels.
     m_timelineView = new TimelineView(m_timeline, this);
     addAnalysisView(m_timelineView, tr("Timeline"));
-    // Several ranks: per-rank budgets and the spread (straggler), issue 13.
+    // Several ranks: per-rank budgets and the spread (straggler).
     addAnalysisView(new RanksPanel(session->live(), this), tr("Ranks"));
     // What to look at first, and each bucket along one threshold (both follow every drag).
     addAnalysisView(m_advice, tr("Advice"));

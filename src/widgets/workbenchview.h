@@ -2,7 +2,7 @@
 /// \file The current run's window area: a headline (step strip, verdict, top advice) always
 /// shown, and the views as pages beside a list — the Overview (budget, verdict, telemetry with
 /// threshold lines, host-busy gauge), Kernels, Timeline, Ranks, Advice, Sweep, Telemetry,
-/// Diagnostics — so each view gets the whole area (issue 26, item 1).
+/// Diagnostics — so each view gets the whole area.
 
 #include <QByteArray>
 #include <QList>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file The budget of each profiled step (issue 14, item 1): every step's own inputs, aggregated
+/// \file The budget of each profiled step: every step's own inputs, aggregated
 /// once at load, and the robust outlier rule on step durations. A threshold change is then the
 /// seven formulas per step, nothing more. Definitions: docs/steps.md.
 

@@ -1,4 +1,4 @@
-// What the traits of the torch traces mean for the run (issue 23 item 3): decided once at load,
+// What the traits of the torch traces mean for the run: decided once at load,
 // from counts the parser made while the events streamed past (tracetraits.h) and one linear pass
 // over each device's events for the two timeline checks.
 #include "runtraits.h"

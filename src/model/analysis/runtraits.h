@@ -1,5 +1,5 @@
 #pragma once
-/// \file What the traits of a run's torch traces mean (issue 23 item 3), decided once at load:
+/// \file What the traits of a run's torch traces mean, decided once at load:
 /// training or inference, HIP/CUDA graph replay and how much of it the trace recorded, and two
 /// checks of the timeline itself (kernels overlapping on one stream, GPU events outside every
 /// profiled step). Each finding is a diagnostic with counts; the flags say which budget

@@ -1,5 +1,5 @@
 #pragma once
-/// \file Telemetry placed on the steps (issue 25, item 3). amd-smi (watch) and nvidia-smi rows
+/// \file Telemetry placed on the steps. amd-smi (watch) and nvidia-smi rows
 /// carry wall-clock timestamps; a Kineto trace carries `baseTimeNanoseconds`, the Unix time of its
 /// ts 0 (older Kineto writes Unix µs as ts). Where both exist, each sample falls in the step whose
 /// window holds its time, and the step gets the mean utilisation and the peak memory of its

@@ -101,7 +101,7 @@ struct RunAnalysis {
     /// The workbench's kernel list (kernels.names / kernels.workbench) was built from the torch
     /// trace's kernel events because no kernel trace had any (the reference reads none).
     bool kernelsFromTorchTimeline = false;
-    StepSeries steps;  ///< every profiled step's own budget inputs (workbench reading; issue 14)
+    StepSeries steps;  ///< every profiled step's own budget inputs (workbench reading)
     /// The kernel trace's clock against the torch trace's; when aligned, the kernel trace's devices
     /// carry the torch trace's steps (moved onto their clock).
     ClockAlignment clockAlignment;

@@ -1,5 +1,5 @@
 #pragma once
-/// \file The hand-off (issue 26, item 8): one step of a run, or the whole run, as a Chrome trace
+/// \file The hand-off: one step of a run, or the whole run, as a Chrome trace
 /// (the JSON Object Format Perfetto and chrome://tracing open) holding that window's events only.
 /// The window and `goblin-workbench export-trace` share it. docs/views.md ("Export as Chrome
 /// trace") says what goes in.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file The report's `per_step` array (issue 14's JSON contract) and `per_step_source`.
+/// \file The report's `per_step` array (a JSON contract) and `per_step_source`.
 
 #include "derived.h"
 

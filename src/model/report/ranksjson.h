@@ -1,5 +1,5 @@
 #pragma once
-/// \file The report's `ranks` array and `rank_spread` object (issue 13, "Several ranks").
+/// \file The report's `ranks` array and `rank_spread` object.
 
 #include "derived.h"
 

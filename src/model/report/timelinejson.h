@@ -1,5 +1,5 @@
 #pragma once
-/// \file The report's `timeline` object (issue 13's JSON contract): one entry per trace file ×
+/// \file The report's `timeline` object (a JSON contract): one entry per trace file ×
 /// device with what its GPU timeline measured, whole-trace and per profiled step.
 
 #include "derived.h"

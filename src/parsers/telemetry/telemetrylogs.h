@@ -1,5 +1,5 @@
 #pragma once
-/// \file GPU telemetry logs other than amd-smi's CSV (issue 25): nvidia-smi `--query-gpu=…
+/// \file GPU telemetry logs other than amd-smi's CSV: nvidia-smi `--query-gpu=…
 /// --format=csv` logs, `dcgmi dmon` text and `rocm-smi … --csv`, known by their content (they
 /// have no fixed name) and read into the SmiTelemetry the amd-smi reader gives. Formats:
 /// docs/telemetry.md and shared/formats/INPUTS2.md §7–§9. Only the workbench reads these (the
