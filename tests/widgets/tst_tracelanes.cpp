@@ -68,6 +68,18 @@ double xOf(const TraceLanesView &v, double ns)
 
 double yOfRow(const TraceLanesView &v, int row) { return v.rulerHeightPx() + row * v.rowHeightPx() + v.rowHeightPx() / 2.0; }
 
+/// A Timeline tab on screen (1200×900) showing `run`; null when the window never showed.
+std::unique_ptr<TimelineView> shownTimeline(const RunAnalysis *run)
+{
+    auto tab = std::make_unique<TimelineView>(new TimelinePanel);
+    tab->resize(1200, 900);
+    tab->show();
+    if (!QTest::qWaitForWindowExposed(tab.get()))
+        return nullptr;
+    tab->setRun(run);
+    return tab;
+}
+
 /// The first host slice of `kind` (file 0), in lane order.
 int firstOfKind(const HostLanes &hl, HostSliceKind kind, const char *name = nullptr)
 {
@@ -568,11 +580,9 @@ void TestTraceLanes::rangeOfAStepEqualsItsBar()
 void TestTraceLanes::shiftDragSelectsARange()
 {
     QVERIFY(m_resnetSmall);
-    TimelineView tab(new TimelinePanel);
-    tab.resize(1200, 900);
-    tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&tab));
-    tab.setRun(m_resnetSmall.get());
+    const auto shown = shownTimeline(m_resnetSmall.get());
+    QVERIFY(shown);
+    TimelineView &tab = *shown;
     TraceLanesView &view = *tab.lanes();
     view.setViewRange(1'000'000'000.0, 1'100'000'000.0);
     const QPoint from(int(xOf(view, 1'020'000'000.0)), 80), to(int(xOf(view, 1'070'000'000.0)), 80);
@@ -594,11 +604,9 @@ void TestTraceLanes::shiftDragSelectsARange()
 void TestTraceLanes::selectionLineNamesTheLaunch()
 {
     QVERIFY(m_resnetSmall);
-    TimelineView tab(new TimelinePanel);
-    tab.resize(1200, 900);
-    tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&tab));
-    tab.setRun(m_resnetSmall.get());
+    const auto shown = shownTimeline(m_resnetSmall.get());
+    QVERIFY(shown);
+    TimelineView &tab = *shown;
     QVERIFY(tab.selectionText().startsWith(QStringLiteral("Click a slice")));
     TraceLanesView &view = *tab.lanes();
     // The first conv kernel (1.0404 s … 1.0419 s, device 0, stream 7), clicked.
@@ -710,11 +718,9 @@ void TestTraceLanes::ranksOnTheirOwnClocksAreAligned()
     QVERIFY(view.runEndNs() - view.runStartNs() > 23'000'000'000);
 
     // The Timeline's "Align ranks" button shows the state and switches it.
-    TimelineView tab(new TimelinePanel);
-    tab.resize(1200, 900);
-    tab.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&tab));
-    tab.setRun(run.get());
+    const auto shown = shownTimeline(run.get());
+    QVERIFY(shown);
+    TimelineView &tab = *shown;
     QToolButton *align = tab.alignRanksButton();
     QVERIFY(align->isVisible());
     QVERIFY(align->isChecked());
