@@ -322,8 +322,8 @@ QString TraceLanesView::scopeText() const
                              : tr("%1 host threads").arg(threads));
     parts << tr("%1 shown").arg(duration(double(m_runEndNs - m_runStartNs)));
     if (m_alignedRanks)
-        parts << (m_rankAlignment == RankAlignment::Automatic ? tr("ranks aligned at their first step (their clocks do not overlap)")
-                                                              : tr("ranks aligned at their first step"));
+        parts << (m_rankAlignment == RankAlignment::Automatic ? tr("aligned at first step (clocks apart)")
+                                                              : tr("aligned at first step"));
     return parts.join(QStringLiteral(" · "));
 }
 
