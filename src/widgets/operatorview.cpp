@@ -183,8 +183,9 @@ OperatorView::OperatorView(QWidget *parent)
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_opsTable);
     split->addWidget(below);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    // The operators are what is read; the links below are a detail of one selection.
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(top);
