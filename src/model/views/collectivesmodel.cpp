@@ -239,7 +239,8 @@ QVariant CollectiveRanksModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case RankColumn: return w.rank;
-        case MatchedColumn: return w.matchedCalls;
+        // Clocks that cannot be compared match nothing in time: "—", not a measured 0.
+        case MatchedColumn: return m_skewKnown ? QVariant(w.matchedCalls) : QVariant(QStringLiteral("—"));
         case LateColumn: return known ? formatSeconds(w.meanLateS()) : QStringLiteral("—");
         case WaitColumn: return known ? formatSeconds(w.waitS) : QStringLiteral("—");
         case LastColumn: return known ? QVariant(w.lastCount) : QVariant(QStringLiteral("—"));
@@ -250,7 +251,7 @@ QVariant CollectiveRanksModel::data(const QModelIndex &index, int role) const
     if (role == SortRole || role == RawValueRole) {
         switch (index.column()) {
         case RankColumn: return w.rank;
-        case MatchedColumn: return w.matchedCalls;
+        case MatchedColumn: return m_skewKnown ? QVariant(w.matchedCalls) : QVariant();
         case LateColumn: return known ? QVariant(w.meanLateS()) : QVariant();
         case WaitColumn: return known ? QVariant(w.waitS) : QVariant();
         case LastColumn: return known ? QVariant(w.lastCount) : QVariant();

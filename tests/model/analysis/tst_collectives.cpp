@@ -314,6 +314,15 @@ private slots:
         QVERIFY(!r.skewKnown);
         QVERIFY(r.clockNote.contains(QStringLiteral("cannot be compared")));
         QCOMPARE(r.matchedCalls, 0);
+        // The Ranks view's table: nothing matched in time reads "—", never a measured 0.
+        CollectiveRanksModel apart;
+        QAbstractItemModelTester apartTester(&apart, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        apart.setAnalysis(r);
+        QCOMPARE(apart.rowCount(), 2);
+        for (int row = 0; row < 2; ++row) {
+            QCOMPARE(apart.index(row, CollectiveRanksModel::MatchedColumn).data().toString(), QStringLiteral("—"));
+            QCOMPARE(apart.index(row, CollectiveRanksModel::WaitColumn).data().toString(), QStringLiteral("—"));
+        }
         // Shifted by less than the calls' span: comparable, skew = the shift.
         const TraceCollectives c = traceOf(200);
         const CollectiveAnalysis s = analyzeCollectives({{QStringLiteral("a"), 0, &a}, {QStringLiteral("c"), 1, &c}});
@@ -357,6 +366,7 @@ private slots:
         QVERIFY(rows.summaryText().contains(QStringLiteral("across 4 ranks")));
         QCOMPARE(rows.index(0, CollectivesModel::BusbwColumn).data().toString().isEmpty(), false);
         QVERIFY(rows.index(0, CollectivesModel::SkewColumn).data().toString() != QStringLiteral("—"));
+        QVERIFY(ranks.index(0, CollectiveRanksModel::MatchedColumn).data().toInt() > 0);
     }
 };
 
