@@ -263,8 +263,13 @@ void TraceLanesView::setRun(const RunAnalysis *run)
 
 bool TraceLanesView::alignRanks()
 {
-    for (FileRef &ref : m_files)
-        ref.offsetNs = 0;
+    // As recorded: relative timestamps (Kineto 2024+) count from each file's baseTimeNanoseconds,
+    // so files whose bases differ are put on the first one's clock by the difference.
+    const std::optional<qint64> base0 = m_files.empty() ? std::nullopt : m_files.front().file->traits.identity.baseTimeNs;
+    for (FileRef &ref : m_files) {
+        const std::optional<qint64> base = ref.file->traits.identity.baseTimeNs;
+        ref.offsetNs = base && base0 ? *base - *base0 : 0;
+    }
     if (m_files.size() < 2 || m_rankAlignment == RankAlignment::AsRecorded)
         return false;
     const FileRef &reference = m_files.front();
@@ -273,7 +278,7 @@ bool TraceLanesView::alignRanks()
         // epoch and the lanes would sit side by side, seconds from each other.
         const bool apart = std::any_of(m_files.begin() + 1, m_files.end(), [&](const FileRef &f) {
             return f.firstNs <= f.lastNs && reference.firstNs <= reference.lastNs
-                   && (f.lastNs < reference.firstNs || f.firstNs > reference.lastNs);
+                   && (f.lastNs + f.offsetNs < reference.firstNs || f.firstNs + f.offsetNs > reference.lastNs);
         });
         if (!apart)
             return false;

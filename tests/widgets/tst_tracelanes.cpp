@@ -51,6 +51,7 @@ private slots:
     void scopeLine();
     void ranksOnTheirOwnClocksAreAligned();
     void ranksOnOneClockStayAsRecorded();
+    void ranksCountingFromOtherBaseTimesShareOneClock();
     void emptyRun();
 
 private:
@@ -752,6 +753,54 @@ void TestTraceLanes::ranksOnOneClockStayAsRecorded()
     view.setRankAlignment(TraceLanesView::RankAlignment::FirstStep);
     QVERIFY(view.ranksAligned());
     QVERIFY2(view.scopeText().endsWith(QStringLiteral("aligned at first step")), qPrintable(view.scopeText()));
+}
+
+void TestTraceLanes::ranksCountingFromOtherBaseTimesShareOneClock()
+{
+    // Kineto 2024+ counts each trace's timestamps from its own baseTimeNanoseconds (rounded to
+    // the second). Rank 1 started profiling one second later: the same instant reads 1 s less in
+    // its trace. Its step starts 50 µs after rank 0's; on the bases' common clock they overlap and
+    // stay as recorded, 50 µs apart.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto write = [&](int rank, qint64 baseSeconds, double stepTsUs) {
+        const QString json = QStringLiteral(
+            R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": %1, "world_size": 2},
+"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 10, "tid": 10, "ts": %3, "dur": 100000},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": %4, "dur": 50},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10, "ts": %5, "dur": 10, "args": {"correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": %6, "dur": 80000, "args": {"device": 0, "stream": 7, "correlation": 5}}
+],
+"baseTimeNanoseconds": %2})")
+                                 .arg(rank)
+                                 .arg(baseSeconds * 1'000'000'000)
+                                 .arg(stepTsUs, 0, 'f', 3)
+                                 .arg(stepTsUs + 10, 0, 'f', 3)
+                                 .arg(stepTsUs + 20, 0, 'f', 3)
+                                 .arg(stepTsUs + 100, 0, 'f', 3);
+        QFile f(dir.filePath(QStringLiteral("rank-%1.pt.trace.json").arg(rank)));
+        return f.open(QIODevice::WriteOnly) && f.write(json.toUtf8()) > 0;
+    };
+    QVERIFY(write(0, 1'733'126'400, 2'000'000.0));
+    QVERIFY(write(1, 1'733'126'401, 1'000'050.0));
+    const auto run = load(dir.path());
+    QVERIFY(run);
+    QCOMPARE(int(run->torch.timeline.files.size()), 2);
+    TraceLanesView view;
+    view.setRun(run.get());
+    QVERIFY(!view.ranksAligned());
+    std::vector<qint64> stepStart(2, -1);
+    for (int fi = 0; fi < 2; ++fi) {
+        const HostLanes *hl = view.hostLanes(fi);
+        QVERIFY(hl);
+        const int step = firstOfKind(*hl, HostSliceKind::Step);
+        QVERIFY(step >= 0);
+        const int rank = view.file(fi)->rank.value_or(-1);
+        QVERIFY(rank == 0 || rank == 1);
+        stepStart[std::size_t(rank)] = view.sliceStartNs({fi, -1, quint32(step)});
+    }
+    QCOMPARE(stepStart[1] - stepStart[0], qint64(50'000));
 }
 
 void TestTraceLanes::emptyRun()

@@ -301,6 +301,13 @@ CollectiveAnalysis analyzeCollectives(const std::vector<CollectiveRankTrace> &tr
         }
         out.arrivalBasis = allKernels ? QStringLiteral("NCCL/RCCL kernel start (GPU)")
                                       : QStringLiteral("collective op start (CPU)");
+        // Relative timestamps count from each trace's baseTimeNanoseconds: onto rank 0's clock.
+        std::vector<qint64> baseShiftNs(ranks.size(), 0);
+        for (size_t r = 1; r < ranks.size(); ++r)
+            if (ranks[r]->baseTimeNs && ranks[0]->baseTimeNs && *ranks[r]->baseTimeNs != *ranks[0]->baseTimeNs) {
+                baseShiftNs[r] = *ranks[r]->baseTimeNs - *ranks[0]->baseTimeNs;
+                out.clockShifted = true;
+            }
         struct Matched {
             size_t primaryIndex;
             std::vector<std::optional<qint64>> arrivalNs;
@@ -317,9 +324,9 @@ CollectiveAnalysis analyzeCollectives(const std::vector<CollectiveRankTrace> &tr
                     continue;
                 const CollectiveCall &c = ranks[r]->collectives->calls[it->second];
                 if (allKernels && c.kernels > 0)
-                    m.arrivalNs[r] = c.kernelBeginNs;
+                    m.arrivalNs[r] = c.kernelBeginNs + baseShiftNs[r];
                 else if (!allKernels && c.haveCpu)
-                    m.arrivalNs[r] = c.cpuBeginNs;
+                    m.arrivalNs[r] = c.cpuBeginNs + baseShiftNs[r];
                 if (m.arrivalNs[r])
                     ++present;
             }
@@ -348,6 +355,10 @@ CollectiveAnalysis analyzeCollectives(const std::vector<CollectiveRankTrace> &tr
         else if (!out.skewKnown)
             out.clockNote = QStringLiteral("the ranks' matched calls do not overlap in time: their clocks cannot be "
                                            "compared (no shared time base), so no skew");
+        else if (out.clockShifted)
+            out.clockNote = QStringLiteral("the ranks' timestamps put on rank %1's clock by the difference of their "
+                                           "baseTimeNanoseconds (Kineto counts each trace from its own, rounded to the second)")
+                                .arg(ranks[0]->rank.value_or(0));
         else
             out.clockNote = QStringLiteral("the ranks' own timestamps, no offset applied (Kineto writes each rank on "
                                            "its host's clock; ranks of one host share it)");
@@ -461,10 +472,11 @@ CollectiveAnalysis analyzeCollectives(const RunAnalysis &run)
         addKernelTraceRows(run, out);
         return out;
     }
-    CollectiveRankTrace primary{QString(), std::nullopt, torch.collectives.get()};
+    CollectiveRankTrace primary{QString(), std::nullopt, torch.collectives.get(), std::nullopt};
     if (!torch.timeline.files.empty()) {
         primary.file = torch.timeline.files.front().file;
         primary.rank = torch.timeline.files.front().rank;
+        primary.baseTimeNs = torch.timeline.files.front().traits.identity.baseTimeNs;
     }
     if (!primary.rank && torch.collectives->rank)
         primary.rank = int(*torch.collectives->rank);
@@ -478,7 +490,11 @@ CollectiveAnalysis analyzeCollectives(const RunAnalysis &run)
         std::optional<int> rank = other.rank;
         if (!rank && other.collectives->rank)
             rank = int(*other.collectives->rank);
-        traces.push_back({other.file, rank, other.collectives.get()});
+        std::optional<qint64> baseTimeNs;
+        for (const GpuTimelineFile &f : torch.timeline.files)
+            if (f.file == other.file)
+                baseTimeNs = f.traits.identity.baseTimeNs;
+        traces.push_back({other.file, rank, other.collectives.get(), baseTimeNs});
     }
     return analyzeCollectives(traces);
 }
@@ -546,7 +562,7 @@ std::optional<CollectiveHeadline> biggestCollective(const RunAnalysis &run)
     // without Kineto calls, the kernel trace's NCCL/RCCL kernels.
     const bool kinetoCalls = run.torch.collectives && !run.torch.collectives->calls.empty();
     const CollectiveAnalysis a =
-        kinetoCalls ? analyzeCollectives({CollectiveRankTrace{QString(), std::nullopt, run.torch.collectives.get()}})
+        kinetoCalls ? analyzeCollectives({CollectiveRankTrace{QString(), std::nullopt, run.torch.collectives.get(), std::nullopt}})
                     : analyzeCollectives(run);
     if (a.rows.empty() || a.rows.front().callsTimed == 0)
         return std::nullopt;

@@ -96,6 +96,7 @@ struct CollectiveAnalysis {
     QString arrivalBasis;             ///< "NCCL/RCCL kernel start (GPU)" or "collective op start (CPU)"
     QString clockNote;                ///< how the ranks' clocks were taken, or why the skew is unknown
     bool skewKnown = false;
+    bool clockShifted = false;        ///< some rank's arrivals were moved by its baseTimeNanoseconds
     qint64 matchedCalls = 0;
     qint64 unmatchedGroups = 0;       ///< (process group, collective) whose call counts differ across ranks
     std::vector<CollectiveRankWait> rankTotals;
@@ -108,6 +109,9 @@ struct CollectiveRankTrace {
     QString file;
     std::optional<int> rank;
     const TraceCollectives *collectives = nullptr;
+    /// The trace's baseTimeNanoseconds (Kineto 2024+: its timestamps count from it); where two
+    /// ranks have one, their arrivals are compared on one clock by the difference.
+    std::optional<qint64> baseTimeNs;
 };
 CollectiveAnalysis analyzeCollectives(const std::vector<CollectiveRankTrace> &traces);
 

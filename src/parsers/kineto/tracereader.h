@@ -49,7 +49,8 @@ inline bool isCapturedKey(std::string_view key)
     return key == "metadata" || key == "tokens_per_sec" || key == "mfu_pct" || key == "step_time_seconds" ||
            key == "host_busy_fraction" || key == "pytorch_version" || key == "torch_version" ||
            key == "distributedInfo"  // the rank, for the GPU timeline
-           || key == "deviceProperties";  // device model and memory (tracetraitsconsumer), a few hundred bytes per device
+           || key == "deviceProperties"  // device model and memory (tracetraitsconsumer), a few hundred bytes per device
+           || key == "baseTimeNanoseconds";  // the epoch of relative timestamps: ranks' clocks put side by side
 }
 
 struct RangeEnd {

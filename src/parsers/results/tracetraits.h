@@ -27,6 +27,10 @@ struct TraceIdentity {
     /// backend its version keys name (roctracer_version, rocprofiler-sdk_version / cupti_version);
     /// empty when the trace shows neither.
     QString runtimeApi;
+    /// The top-level `baseTimeNanoseconds` (Kineto 2024+): the Unix time in ns, rounded to the
+    /// second, that the trace's relative timestamps count from. Two ranks' traces whose values
+    /// differ are on clocks this far apart; nullopt when absent (absolute timestamps).
+    std::optional<qint64> baseTimeNs;
 };
 
 /// HIP/CUDA graph capture and replay, as the runtime and GPU events show them.

@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <unordered_map>
@@ -601,6 +602,22 @@ void TraceTraitsConsumer::finish(const kineto::KinetoDocument &document, TorchTr
             if (first.isObject())
                 identity.processGroup = processGroupOf(first.toObject());
         }
+    }
+    if (const kineto::Capture *base = document.lastCapture("baseTimeNanoseconds"); base && !base->overflow) {
+        // An integer as Kineto writes it; a float (a rewriter's) is read as one when exact.
+        const QByteArray text = QByteArray(base->text.data(), qsizetype(base->text.size())).trimmed();
+        bool ok = false;
+        qint64 ns = text.toLongLong(&ok);
+        if (!ok) {
+            const double d = text.toDouble(&ok);
+            ok = ok && d >= 0 && d < 9e18 && d == std::floor(d);
+            ns = ok ? qint64(d) : 0;
+        }
+        if (ok && ns >= 0)
+            identity.baseTimeNs = ns;
+        else
+            diag(base->line, QStringLiteral("top-level \"baseTimeNanoseconds\" is not a non-negative integer; the trace's "
+                                            "clock cannot be put beside other ranks'"));
     }
     if (const kineto::Capture *props = document.lastCapture("deviceProperties"); props && !props->overflow) {
         const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(props->text.data(), qsizetype(props->text.size())));

@@ -309,7 +309,7 @@ private slots:
             return t;
         };
         const TraceCollectives a = traceOf(0), b = traceOf(3600LL * 1000000000LL);
-        const CollectiveAnalysis r = analyzeCollectives({{QStringLiteral("a"), 0, &a}, {QStringLiteral("b"), 1, &b}});
+        const CollectiveAnalysis r = analyzeCollectives({{QStringLiteral("a"), 0, &a, std::nullopt}, {QStringLiteral("b"), 1, &b, std::nullopt}});
         QCOMPARE(r.ranks, 2);
         QVERIFY(!r.skewKnown);
         QVERIFY(r.clockNote.contains(QStringLiteral("cannot be compared")));
@@ -325,13 +325,29 @@ private slots:
         }
         // Shifted by less than the calls' span: comparable, skew = the shift.
         const TraceCollectives c = traceOf(200);
-        const CollectiveAnalysis s = analyzeCollectives({{QStringLiteral("a"), 0, &a}, {QStringLiteral("c"), 1, &c}});
+        const CollectiveAnalysis s = analyzeCollectives({{QStringLiteral("a"), 0, &a, std::nullopt}, {QStringLiteral("c"), 1, &c, std::nullopt}});
         QVERIFY(s.skewKnown);
         QCOMPARE(s.rows.size(), size_t(1));
         QVERIFY(near(s.rows[0].meanSkewS(), 200e-9));
         QCOMPARE(s.rows[0].lastRank, 1);
         QVERIFY(near(s.rankTotals[0].waitS, 3 * 200e-9));
         QVERIFY(near(s.rankTotals[1].waitS, 0.0));
+        QVERIFY(!s.clockShifted);
+        // Kineto 2024+: each trace counts from its own baseTimeNanoseconds (rounded to the
+        // second). Rank 1 started profiling in the next second: its timestamps read 1 s less for
+        // the same instant. On one clock the skew is again the 200 ns.
+        const qint64 second = 1'000'000'000;
+        const TraceCollectives d = traceOf(200 - second);
+        const CollectiveAnalysis t = analyzeCollectives({{QStringLiteral("a"), 0, &a, 1'733'126'400 * second},
+                                                         {QStringLiteral("d"), 1, &d, 1'733'126'401 * second}});
+        QVERIFY(t.skewKnown);
+        QVERIFY(t.clockShifted);
+        QVERIFY2(t.clockNote.contains(QStringLiteral("baseTimeNanoseconds")), qPrintable(t.clockNote));
+        QVERIFY(near(t.rows[0].meanSkewS(), 200e-9));
+        QCOMPARE(t.rows[0].lastRank, 1);
+        // Without the bases the same timestamps read as a 1 s gap: clocks that cannot be compared.
+        const CollectiveAnalysis u = analyzeCollectives({{QStringLiteral("a"), 0, &a, std::nullopt}, {QStringLiteral("d"), 1, &d, std::nullopt}});
+        QVERIFY(!u.skewKnown);
     }
 
     /// A kernel trace alone (rocprofv3 CSV): its NCCL kernels by name; counted with Python's csv
