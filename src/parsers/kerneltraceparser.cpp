@@ -13,6 +13,7 @@
 #include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
 #include "rocpdreader.h"
+#include "torchtraceparser.h"
 
 #include <QDir>
 #include <QFile>
@@ -104,7 +105,7 @@ public:
             format = guessInnerFormat(row.role, QFileInfo(rel).fileName(), inner);
             formatNote = inner.tables ? inner.tables->note : QString();
         }
-        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
+        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host, keepHostLanes()};
         const size_t cutMark = m_names.cutMark();
         const ReadOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
         // The database readers say their cut names with their other cut texts; the files here.
@@ -238,6 +239,7 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
     const size_t cutMark = m_names.cutMark();
     reference::KernelRows ref(m_ref, nameIds, host);
     workbench::KernelRows wb(m_trace, m_wb, nameIds, host, rel, fileName);
+    wb.keepCorrelations(keepHostLanes());
     if (doReference)
         ref.onHeader(fields, reader, info); // the first record is the header, BOM kept
     wb.onHeader(fields, reader, doWorkbench); // BOM stripped, perhaps after a few banner lines
