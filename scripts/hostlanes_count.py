@@ -6,6 +6,9 @@ file(s), for the tests to compare with (stdlib only).
                                  its kernel trace (trace.csv, else *_kernel_trace.csv)
   hostlanes_count.py FILE.rpd    rocmProfileData: rocpd_api (UserMarker rows are ranges, rpd_tracer's
                                  overhead records left out), rocpd_op, rocpd_api_ops
+  hostlanes_count.py FILE.sqlite Nsight Systems export: CUPTI_ACTIVITY_KIND_RUNTIME (nameId in StringIds,
+                                 globalTid, correlationId), NVTX_EVENTS ranges (text, else textId),
+                                 the kernels', copies' and memsets' correlationId
 
 Prints: threads, slices per kind (Step = the default step pattern, DataLoading = names a DataLoader,
 Annotation = other ranges, Runtime = runtime calls), the deepest nesting (0 = flat) per thread
@@ -67,9 +70,34 @@ def read_rpd(path):
     return ranges, calls, gpu
 
 
+def read_nsys(path):
+    db = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    names = dict(db.execute('SELECT id, value FROM StringIds'))
+    split = lambda g: ((g >> 24) & 0xFFFFFF, g & 0xFFFFFF)
+    ranges, calls, gpu = [], [], []
+    for start, end, gtid, corr, name_id in db.execute(
+            'SELECT start, "end", globalTid, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME'):
+        if end >= start:
+            calls.append((*split(gtid or 0), start, end, 'Runtime', names.get(name_id, ''), corr))
+    if 'NVTX_EVENTS' in tables:
+        for start, end, text, text_id, gtid in db.execute(
+                'SELECT start, "end", text, textId, globalTid FROM NVTX_EVENTS'):
+            if end is not None and start is not None and end > start:
+                name = text if text is not None else names.get(text_id, '')
+                ranges.append((*split(gtid or 0), start, end, marker_kind(name), name))
+    for table in ('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET'):
+        if table in tables:
+            for start, corr in db.execute(f'SELECT start, correlationId FROM {table}'):
+                if corr is not None:
+                    gpu.append((start, corr, table))
+    return ranges, calls, gpu
+
+
 def main():
     src = sys.argv[1]
-    ranges, calls, gpu = read_rpd(src) if src.endswith('.rpd') else read_csv_dir(src)
+    ranges, calls, gpu = read_rpd(src) if src.endswith('.rpd') else read_nsys(src) if src.endswith('.sqlite') \
+        else read_csv_dir(src)
     slices = ranges + [c[:6] for c in calls]
     threads = sorted({(s[0], s[1]) for s in slices})
     print('threads', len(threads), ' '.join(f'{p}/{t}' for p, t in threads))
