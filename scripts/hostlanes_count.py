@@ -6,6 +6,9 @@ file(s), for the tests to compare with (stdlib only).
                                  its kernel trace (trace.csv, else *_kernel_trace.csv)
   hostlanes_count.py FILE.rpd    rocmProfileData: rocpd_api (UserMarker rows are ranges, rpd_tracer's
                                  overhead records left out), rocpd_op, rocpd_api_ops
+  hostlanes_count.py FILE.db     rocpd (rocprofv3): rocpd_region rows whose event's category is MARKER_* (named by
+                                 extdata's message, else the region's name) or HIP_* (runtime calls), their
+                                 event's stack_id; the kernel dispatches' event stack_id
   hostlanes_count.py FILE.sqlite Nsight Systems export: CUPTI_ACTIVITY_KIND_RUNTIME (nameId in StringIds,
                                  globalTid, correlationId), NVTX_EVENTS ranges (text, else textId),
                                  the kernels', copies' and memsets' correlationId
@@ -16,7 +19,7 @@ Annotation = other ranges, Runtime = runtime calls), the deepest nesting (0 = fl
 GPU events with a correlation id, those whose id names a runtime call, and the first kernel's
 launching call.
 """
-import csv, glob, os, re, sqlite3, sys
+import csv, glob, json, os, re, sqlite3, sys
 
 STEP = re.compile(r'(?:ProfilerStep#\d+|(train[_ ]?)?step([ _#:-]*\d+)?|iter(ation)?([ _#:-]*\d+)?)\Z', re.I)
 OVERHEAD = {'hcc_activity_callback', 'rpdflush', 'BLOCKING', 'overhead (hip)', 'prepare', 'commit'}
@@ -70,6 +73,36 @@ def read_rpd(path):
     return ranges, calls, gpu
 
 
+def read_rocpd(path):
+    db = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    ranges, calls, gpu = [], [], []
+    for meta in (t for t in tables if t.startswith('rocpd_metadata_')):
+        suffix = meta[len('rocpd_metadata'):]
+        t = lambda base: f'"{base}{suffix}"'
+        names = dict(db.execute(f'SELECT id, string FROM {t("rocpd_string")}'))
+        for pid, tid, start, end, name_id, extdata, category, stack in db.execute(
+                f'SELECT R.pid, R.tid, R.start, R."end", R.name_id, R.extdata, E.category_id, E.stack_id '
+                f'FROM {t("rocpd_region")} R JOIN {t("rocpd_event")} E ON E.id = R.event_id'):
+            category = names.get(category, '')
+            if end < start:
+                continue
+            if category.startswith('MARKER_'):
+                try:
+                    message = json.loads(extdata).get('message', '')
+                except ValueError:
+                    message = ''
+                name = message.strip() or names.get(name_id, '')
+                if end > start:
+                    ranges.append((pid, tid, start, end, marker_kind(name), name))
+            elif category.startswith('HIP_'):
+                calls.append((pid, tid, start, end, 'Runtime', names.get(name_id, ''), stack))
+        for start, stack in db.execute(f'SELECT K.start, E.stack_id FROM {t("rocpd_kernel_dispatch")} K '
+                                       f'JOIN {t("rocpd_event")} E ON E.id = K.event_id'):
+            gpu.append((start, stack, 'kernel'))
+    return ranges, calls, gpu
+
+
 def read_nsys(path):
     db = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -96,8 +129,8 @@ def read_nsys(path):
 
 def main():
     src = sys.argv[1]
-    ranges, calls, gpu = read_rpd(src) if src.endswith('.rpd') else read_nsys(src) if src.endswith('.sqlite') \
-        else read_csv_dir(src)
+    readers = {'.rpd': read_rpd, '.sqlite': read_nsys, '.db': read_rocpd}
+    ranges, calls, gpu = readers.get(os.path.splitext(src)[1], read_csv_dir)(src)
     slices = ranges + [c[:6] for c in calls]
     threads = sorted({(s[0], s[1]) for s in slices})
     print('threads', len(threads), ' '.join(f'{p}/{t}' for p, t in threads))

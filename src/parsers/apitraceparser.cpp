@@ -9,7 +9,6 @@
 #include <QHash>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -356,19 +355,6 @@ bool kernelSpan(const GpuTimelineFile &file, qint64 &firstNs, qint64 &lastNs)
     return any;
 }
 
-/// GPU events whose correlation id names a runtime call of `lanes`.
-qint64 joinedKernels(const HostLanes &lanes)
-{
-    qint64 n = 0;
-    for (const GpuCorrelation &g : lanes.gpuByPlace)
-        n += std::binary_search(lanes.runtimeByCorrelation.begin(), lanes.runtimeByCorrelation.end(),
-                                RuntimeCorrelation{g.correlation, 0},
-                                [](const RuntimeCorrelation &a, const RuntimeCorrelation &b) {
-                                    return a.correlation < b.correlation;
-                                });
-    return n;
-}
-
 } // namespace
 
 void attachHostLanes(GpuTimeline &kernelTrace, kernels::HostLanesBuilder &hostLanes, const QStringList &files,
@@ -403,27 +389,7 @@ void attachHostLanes(GpuTimeline &kernelTrace, kernels::HostLanesBuilder &hostLa
         }
         if (file.hostLanes)  // the kernels' correlation ids, as the kernel reader kept them
             lanes->gpuByPlace = file.hostLanes->gpuByPlace;
-        kernels::hostLanesDiagnostics(*lanes, hostLanes.threadOverflow(), file.file, diagnostics);
-        std::array<qint64, std::size_t(HostSliceKind::Count)> byKind{};
-        for (const HostSlice &h : lanes->slices)
-            ++byKind[std::size_t(h.kind)];
-        const qint64 ranges = byKind[std::size_t(HostSliceKind::Step)] +
-                              byKind[std::size_t(HostSliceKind::DataLoading)] +
-                              byKind[std::size_t(HostSliceKind::Annotation)];
-        const QString joins =
-            lanes->gpuByPlace.empty()
-                ? QStringLiteral("the kernels carry no Correlation_Id, so no kernel is joined to its call")
-                : QStringLiteral("%1 of %2 kernels joined to the call that launched them by Correlation_Id")
-                      .arg(joinedKernels(*lanes))
-                      .arg(lanes->gpuByPlace.size());
-        diagnostics.push_back({Severity::Info, file.file, 0,
-                               QStringLiteral("host lanes from %1: %2 thread(s), %3 runtime call(s), %4 marker "
-                                              "range(s); %5")
-                                   .arg(fileList)
-                                   .arg(lanes->threads.size())
-                                   .arg(byKind[std::size_t(HostSliceKind::Runtime)])
-                                   .arg(ranges)
-                                   .arg(joins)});
+        kernels::hostLanesSummary(*lanes, hostLanes.threadOverflow(), file.file, fileList, diagnostics);
         file.hostLanes = std::move(lanes);
     }
 }

@@ -233,4 +233,38 @@ void hostLanesDiagnostics(const HostLanes &lanes, qint64 threadOverflow, const Q
                            .arg(threadOverflow)});
 }
 
+qint64 joinedGpuEvents(const HostLanes &lanes)
+{
+    qint64 n = 0;
+    for (const GpuCorrelation &g : lanes.gpuByPlace)
+        n += std::binary_search(lanes.runtimeByCorrelation.begin(), lanes.runtimeByCorrelation.end(),
+                                RuntimeCorrelation{g.correlation, 0},
+                                [](const RuntimeCorrelation &a, const RuntimeCorrelation &b) {
+                                    return a.correlation < b.correlation;
+                                });
+    return n;
+}
+
+void hostLanesSummary(const HostLanes &lanes, qint64 threadOverflow, const QString &file, const QString &from,
+                      Diagnostics &out)
+{
+    hostLanesDiagnostics(lanes, threadOverflow, file, out);
+    qint64 calls = 0, ranges = 0;
+    for (const HostSlice &h : lanes.slices)
+        ++(h.kind == HostSliceKind::Runtime ? calls : ranges);
+    const QString joins =
+        lanes.gpuByPlace.empty()
+            ? QStringLiteral("the GPU events carry no correlation id, so none is joined to the call that launched it")
+            : QStringLiteral("%1 of %2 GPU events joined to the call that launched them by correlation id")
+                  .arg(joinedGpuEvents(lanes))
+                  .arg(lanes.gpuByPlace.size());
+    out.push_back({Severity::Info, file, 0,
+                   QStringLiteral("host lanes from %1: %2 thread(s), %3 runtime call(s), %4 marker range(s); %5")
+                       .arg(from)
+                       .arg(lanes.threads.size())
+                       .arg(calls)
+                       .arg(ranges)
+                       .arg(joins)});
+}
+
 } // namespace goblin::kernels

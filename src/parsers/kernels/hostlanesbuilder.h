@@ -116,8 +116,17 @@ std::vector<GpuCorrelation> sortedByPlace(const std::vector<GpuCorrelation> &eve
 /// applied (markStepRanges()): DataLoading when it names a DataLoader, else Annotation.
 HostSliceKind markerKind(std::string_view name);
 
+/// GPU events of `lanes` whose correlation id names one of its runtime calls.
+qint64 joinedGpuEvents(const HostLanes &lanes);
+
 /// The warnings about what build() left out (ranges nested too deep, threads past the 65,535th),
 /// about `file`.
 void hostLanesDiagnostics(const HostLanes &lanes, qint64 threadOverflow, const QString &file, Diagnostics &out);
+
+/// What the host lanes of a non-Kineto `file` hold, read from `from` (its API traces, or "its own
+/// tables"): threads, runtime calls, marker ranges and the GPU events joined to their calls (an
+/// Info), after hostLanesDiagnostics()' warnings.
+void hostLanesSummary(const HostLanes &lanes, qint64 threadOverflow, const QString &file, const QString &from,
+                      Diagnostics &out);
 
 } // namespace goblin::kernels

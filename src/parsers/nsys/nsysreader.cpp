@@ -705,7 +705,7 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
                                             "without it (thread 0, no name or no flow to their kernels)")
                                  .arg(QLatin1String(kRuntime), host.missingRuntimeColumns.join(QStringLiteral(", ")))});
         auto built = std::make_shared<HostLanes>(lanes->build());
-        kernels::hostLanesDiagnostics(*built, lanes->threadOverflow(), rel, diags);
+        kernels::hostLanesSummary(*built, lanes->threadOverflow(), rel, QStringLiteral("%1 and %2").arg(QLatin1String(kRuntime), QLatin1String(kNvtx)), diags);
         timelineFile.hostLanes = std::move(built);
     }
     if (events > 0)

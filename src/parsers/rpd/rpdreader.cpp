@@ -554,7 +554,7 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
     trace.files.push_back(row.info);
     if (events > 0 && lanes && lanes->rangeCount() > 0) {
         auto built = std::make_shared<HostLanes>(lanes->build());
-        kernels::hostLanesDiagnostics(*built, lanes->threadOverflow(), rel, diags);
+        kernels::hostLanesSummary(*built, lanes->threadOverflow(), rel, QStringLiteral("rocpd_api and rocpd_api_ops"), diags);
         timelineFile.hostLanes = std::move(built);
     }
     if (events > 0)

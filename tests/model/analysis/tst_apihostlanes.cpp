@@ -1,5 +1,5 @@
 // The Timeline's host lanes of inputs other than a Kineto trace: a rocprofv3-only run (the HIP API
-// and marker traces beside trace.csv), an rpd database and Nsight Systems exports. Each is loaded as the window loads it
+// and marker traces beside trace.csv), rocpd and rpd databases and Nsight Systems exports. Each is loaded as the window loads it
 // (setKeepHostLanes) and its lanes are checked against an independent count over the raw files,
 // scripts/hostlanes_count.py (numbers quoted in tests/data/PROVENANCE.md, apitraces/rocprof-lanes):
 // threads, slices per kind, the deepest nesting, and a kernel joined to the call that launched it.
@@ -25,8 +25,10 @@ namespace {
 bool hasDiagnostic(const RunAnalysis &run, const QString &needle)
 {
     for (const Diagnostic &d : run.diagnostics)
-        if (d.message.contains(needle))
+        if (d.message.contains(needle)) {
+            qInfo("%s: %s", qPrintable(d.file), qPrintable(d.message));
             return true;
+        }
     return false;
 }
 
@@ -89,6 +91,9 @@ private slots:
         QTest::newRow("rpd") << QStringLiteral("rpd/matmul_result.rpd") << 1 << qint64(1087077) << qint64(1087077) << 0
                              << 0 << 0 << 120 << 0 << 85 << 85 << qint64(8306017670485923)
                              << QStringLiteral("hipMemcpyWithStream") << qint64(8306017479780699);
+        QTest::newRow("rocpd") << QStringLiteral("apitraces/rocpd-lanes/48213_results.db") << 1 << qint64(48213)
+                               << qint64(48213) << 4 << 4 << 16 << 88 << 3 << 80 << 80 << qint64(2745948891083579)
+                               << QStringLiteral("hipExtModuleLaunchKernel") << qint64(2745948891038658);
         QTest::newRow("nsys, 2 GPUs") << QStringLiteral("nsys/generated-2gpu.sqlite") << 3 << qint64(4242)
                                       << qint64(4242) << 12 << 0 << 12 << 306 << 2 << 288 << 288 << qint64(1000017304)
                                       << QStringLiteral("cudaLaunchKernel") << qint64(1000009850);
@@ -168,8 +173,7 @@ private slots:
         QCOMPARE(QString::fromStdString(hl.names[hl.slices[std::size_t(call)].nameId]), launchName);
         QCOMPARE(hl.slices[std::size_t(call)].startNs, launchStartNs);
         QCOMPARE(hl.slices[std::size_t(call)].kind, HostSliceKind::Runtime);
-        if (input.startsWith(QLatin1String("apitraces")))
-            QVERIFY(hasDiagnostic(run, QStringLiteral("host lanes from")));
+        QVERIFY(hasDiagnostic(run, QStringLiteral("host lanes from")));
     }
 
     // The headless commands keep no host lanes: nothing of them is read or kept.
@@ -179,9 +183,10 @@ private slots:
         const LoadResult loaded = loadRun(test::dataPath(QStringLiteral("apitraces/rocprof-lanes")));
         const LoadResult rpd = loadRun(test::dataPath(QStringLiteral("rpd/matmul_result.rpd")));
         const LoadResult nsys = loadRun(test::dataPath(QStringLiteral("nsys/generated-2gpu.sqlite")));
+        const LoadResult rocpd = loadRun(test::dataPath(QStringLiteral("apitraces/rocpd-lanes/48213_results.db")));
         setKeepHostLanes(true);
-        QVERIFY(loaded.run && rpd.run && nsys.run);
-        for (const LoadResult *r : {&loaded, &rpd, &nsys}) {
+        QVERIFY(loaded.run && rpd.run && nsys.run && rocpd.run);
+        for (const LoadResult *r : {&loaded, &rpd, &nsys, &rocpd}) {
             QVERIFY(!r->run->kernels.timeline.files.empty());
             for (const GpuTimelineFile &f : r->run->kernels.timeline.files)
                 QVERIFY(!f.hostLanes);
@@ -200,7 +205,7 @@ private slots:
             << QStringLiteral("no Correlation_Id column: the Timeline cannot join its calls");
         QTest::newRow("kernel trace without Correlation_Id")
             << QStringLiteral("trace.csv") << QStringLiteral("Correlation_Id")
-            << QStringLiteral("the kernels carry no Correlation_Id");
+            << QStringLiteral("the GPU events carry no correlation id");
         QTest::newRow("HIP trace without Thread_Id") << QStringLiteral("4242_hip_api_trace.csv")
                                                      << QStringLiteral("Thread_Id")
                                                      << QStringLiteral("no Thread_Id column");
@@ -258,7 +263,7 @@ private slots:
         const LoadResult loaded = loadRun(dir.path());
         QVERIFY2(loaded.run, qPrintable(loaded.error));
         QVERIFY(!fileWithLanes(*loaded.run));
-        QVERIFY(hasDiagnostic(*loaded.run, QStringLiteral("lie outside this kernel trace's span")));
+        QVERIFY(hasDiagnostic(*loaded.run, QStringLiteral("host calls and ranges of")));
     }
 
     // The shared builder nests as the Kineto consumer always did: a child that starts with its
