@@ -9,6 +9,9 @@ file(s), for the tests to compare with (stdlib only).
   hostlanes_count.py FILE.db     rocpd (rocprofv3): rocpd_region rows whose event's category is MARKER_* (named by
                                  extdata's message, else the region's name) or HIP_* (runtime calls), their
                                  event's stack_id; the kernel dispatches' event stack_id
+  hostlanes_count.py FILE.json[.gz] rocprofv3 JSON: buffer_records.hip_api (named by strings.buffer_records'
+                                 operations, internal correlation id), marker_api ranges (named by
+                                 strings.marker_api's message), kernel_dispatch internal correlation ids
   hostlanes_count.py FILE.sqlite Nsight Systems export: CUPTI_ACTIVITY_KIND_RUNTIME (nameId in StringIds,
                                  globalTid, correlationId), NVTX_EVENTS ranges (text, else textId),
                                  the kernels', copies' and memsets' correlationId
@@ -19,7 +22,7 @@ Annotation = other ranges, Runtime = runtime calls), the deepest nesting (0 = fl
 GPU events with a correlation id, those whose id names a runtime call, and the first kernel's
 launching call.
 """
-import csv, glob, json, os, re, sqlite3, sys
+import csv, glob, gzip, json, os, re, sqlite3, sys
 
 STEP = re.compile(r'(?:ProfilerStep#\d+|(train[_ ]?)?step([ _#:-]*\d+)?|iter(ation)?([ _#:-]*\d+)?)\Z', re.I)
 OVERHEAD = {'hcc_activity_callback', 'rpdflush', 'BLOCKING', 'overhead (hip)', 'prepare', 'commit'}
@@ -103,6 +106,43 @@ def read_rocpd(path):
     return ranges, calls, gpu
 
 
+def read_rocprof_json(path):
+    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
+    with opener(path, 'rt', encoding='utf-8') as f:
+        doc = json.load(f)
+    ranges, calls, gpu = [], [], []
+    for proc in doc['rocprofiler-sdk-tool']:
+        pid = proc.get('metadata', {}).get('pid', 0)
+        kinds = proc.get('strings', {}).get('buffer_records', [])
+        messages = {e['key']: e['value'] for e in proc.get('strings', {}).get('marker_api', [])}
+        def op(r):
+            kind = kinds[r['kind']] if r['kind'] < len(kinds) else {'kind': '', 'operations': []}
+            ops = kind.get('operations', [])
+            return kind.get('kind', ''), ops[r['operation']] if r['operation'] < len(ops) else ''
+        records = proc.get('buffer_records', {})
+        for r in records.get('hip_api', []):
+            start, end = r['start_timestamp'], r['end_timestamp']
+            if end >= start:
+                calls.append((pid, r['thread_id'], start, end, 'Runtime', op(r)[1] or 'HIP call',
+                              r['correlation_id']['internal']))
+        for r in records.get('marker_api', []):
+            start, end = r['start_timestamp'], r['end_timestamp']
+            kind, opname = op(r)
+            msg = messages.get(r['correlation_id']['internal'])
+            if kind == 'MARKER_CORE_API' and opname != 'roctxGetThreadId' and msg is not None:
+                name = msg
+            elif kind == '' and msg is not None:
+                name = msg
+            else:
+                name = opname
+            if name and end > start:
+                ranges.append((pid, r['thread_id'], start, end, marker_kind(name), name))
+        for d in records.get('kernel_dispatch', []):
+            if d['correlation_id'].get('internal'):
+                gpu.append((d['start_timestamp'], d['correlation_id']['internal'], 'kernel'))
+    return ranges, calls, gpu
+
+
 def read_nsys(path):
     db = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -129,7 +169,8 @@ def read_nsys(path):
 
 def main():
     src = sys.argv[1]
-    readers = {'.rpd': read_rpd, '.sqlite': read_nsys, '.db': read_rocpd}
+    readers = {'.rpd': read_rpd, '.sqlite': read_nsys, '.db': read_rocpd, '.json': read_rocprof_json,
+               '.gz': read_rocprof_json}
     ranges, calls, gpu = readers.get(os.path.splitext(src)[1], read_csv_dir)(src)
     slices = ranges + [c[:6] for c in calls]
     threads = sorted({(s[0], s[1]) for s in slices})

@@ -94,6 +94,9 @@ private slots:
         QTest::newRow("rocpd") << QStringLiteral("apitraces/rocpd-lanes/48213_results.db") << 1 << qint64(48213)
                                << qint64(48213) << 4 << 4 << 16 << 88 << 3 << 80 << 80 << qint64(2745948891083579)
                                << QStringLiteral("hipExtModuleLaunchKernel") << qint64(2745948891038658);
+        QTest::newRow("rocprofv3 JSON") << QStringLiteral("rocprofv3json/synthetic_results.json") << 2 << qint64(4242)
+                                        << qint64(4242) << 3 << 0 << 0 << 57 << 1 << 54 << 54 << qint64(1000004000)
+                                        << QStringLiteral("hipLaunchKernel") << qint64(1000000000);
         QTest::newRow("nsys, 2 GPUs") << QStringLiteral("nsys/generated-2gpu.sqlite") << 3 << qint64(4242)
                                       << qint64(4242) << 12 << 0 << 12 << 306 << 2 << 288 << 288 << qint64(1000017304)
                                       << QStringLiteral("cudaLaunchKernel") << qint64(1000009850);
@@ -191,6 +194,25 @@ private slots:
             for (const GpuTimelineFile &f : r->run->kernels.timeline.files)
                 QVERIFY(!f.hostLanes);
         }
+    }
+
+    // A kernel trace without a host side gets no lanes (the kernels' correlation ids kept for
+    // them are dropped), and says nothing about lanes.
+    void noHostSideNoLanes_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::newRow("trace.csv alone") << QStringLiteral("apitraces/rocprof-lanes/trace.csv");
+        QTest::newRow("rocprofv3 JSON of kernels only") << QStringLiteral("rocprofv3json/908_first3000_results.json.gz");
+    }
+
+    void noHostSideNoLanes()
+    {
+        QFETCH(QString, input);
+        const LoadResult loaded = loadRun(test::dataPath(input));
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        QVERIFY(!loaded.run->kernels.timeline.files.empty());
+        QVERIFY(!fileWithLanes(*loaded.run));
+        QVERIFY(!hasDiagnostic(*loaded.run, QStringLiteral("host lanes")));
     }
 
     // Without Correlation_Id (in the HIP trace or in the kernel trace) the lanes are drawn and
