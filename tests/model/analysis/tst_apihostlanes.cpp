@@ -97,6 +97,10 @@ private slots:
         QTest::newRow("rocprofv3 JSON") << QStringLiteral("rocprofv3json/synthetic_results.json") << 2 << qint64(4242)
                                         << qint64(4242) << 3 << 0 << 0 << 57 << 1 << 54 << 54 << qint64(1000004000)
                                         << QStringLiteral("hipLaunchKernel") << qint64(1000000000);
+        // The same run as rocprofv3 JSON's (scripts/make_pftrace.py): the same lanes.
+        QTest::newRow("pftrace") << QStringLiteral("pftrace/synthetic.pftrace") << 2 << qint64(4242) << qint64(4242) << 3
+                                 << 0 << 0 << 57 << 1 << 54 << 54 << qint64(1000004000)
+                                 << QStringLiteral("hipLaunchKernel") << qint64(1000000000);
         QTest::newRow("nsys, 2 GPUs") << QStringLiteral("nsys/generated-2gpu.sqlite") << 3 << qint64(4242)
                                       << qint64(4242) << 12 << 0 << 12 << 306 << 2 << 288 << 288 << qint64(1000017304)
                                       << QStringLiteral("cudaLaunchKernel") << qint64(1000009850);
@@ -194,6 +198,21 @@ private slots:
             for (const GpuTimelineFile &f : r->run->kernels.timeline.files)
                 QVERIFY(!f.hostLanes);
         }
+    }
+
+    // A real rocprofv3 pftrace (LUMI, tests/data/PROVENANCE.md: 64 dispatches, 791 HIP calls, no
+    // roctx range): every HIP call on the lanes, every dispatch joined to its call by corr_id.
+    void realPftraceJoinsItsKernels()
+    {
+        const LoadResult loaded = loadRun(test::dataPath(QStringLiteral("pftrace/csc_taylor_results.pftrace")));
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        const GpuTimelineFile *f = fileWithLanes(*loaded.run);
+        QVERIFY(f);
+        const HostLanes &hl = *f->hostLanes;
+        QVERIFY(hasDiagnostic(*loaded.run, QStringLiteral("host lanes from")));
+        QCOMPARE(hl.slices.size(), std::size_t(791));
+        QCOMPARE(hl.gpuByPlace.size(), std::size_t(64));
+        QCOMPARE(kernels::joinedGpuEvents(hl), qint64(64));
     }
 
     // A kernel trace without a host side gets no lanes (the kernels' correlation ids kept for
