@@ -130,6 +130,10 @@ public:
                                                     : Outcome::Unusable;
     }
 
+    /// Keep the CSV kernels' Correlation_Id for the Timeline's flows (the window's reading of a
+    /// folder with API traces beside the kernel trace: nothing else joins them).
+    void keepCorrelations(bool keep) { m_keepCorrelations = keep; }
+
     void finish()
     {
         m_trace.names = m_names.take();
@@ -163,6 +167,7 @@ private:
     Accumulator m_wb;
     QStringList m_hosts;
     qint64 m_bytesBefore = 0;
+    bool m_keepCorrelations = false;
 };
 
 TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &rel, int host, bool doReference,
@@ -239,7 +244,7 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
     const size_t cutMark = m_names.cutMark();
     reference::KernelRows ref(m_ref, nameIds, host);
     workbench::KernelRows wb(m_trace, m_wb, nameIds, host, rel, fileName);
-    wb.keepCorrelations(keepHostLanes());
+    wb.keepCorrelations(m_keepCorrelations);
     if (doReference)
         ref.onHeader(fields, reader, info); // the first record is the header, BOM kept
     wb.onHeader(fields, reader, doWorkbench); // BOM stripped, perhaps after a few banner lines
@@ -514,6 +519,7 @@ KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallb
     // Python's Path.exists() follows symlinks, as QFileInfo::exists() does (and the inventory).
     trace.referenceFileFound = inventory.kernelTrace() != nullptr;
     TraceReader reader(trace, progress);
+    reader.keepCorrelations(keepHostLanes() && !inventory.apiTraces().empty());
     KernelSources sources(inventory, trace, reader);
     const auto stop = [&trace](Next next) {
         if (next == Next::Cancelled)
