@@ -182,6 +182,7 @@ private:
     /// A slice's debug annotations the reader uses (agent, queue, tid, corr_id; -1: not given).
     struct SliceArgs {
         qint64 agent = -1, queue = -1, tid = -1, correlation = -1;
+        bool wantCorrelation = false;  ///< corr_id is read for the host lanes only
     };
     static void debugAnnotation(protozero::pbf_reader a, const Sequence &seq, SliceArgs &args);
     /// A BEGIN or INSTANT event: a slice opened on its track (an instant marker kept as a mark).
@@ -533,7 +534,7 @@ void Reader::debugAnnotation(protozero::pbf_reader a, const Sequence &seq, Slice
         args.queue = number;
     else if (annotation == "tid" && isNumber)
         args.tid = number;
-    else if (annotation == "corr_id" && isNumber)
+    else if (args.wantCorrelation && isNumber && annotation == "corr_id")
         args.correlation = number;
 }
 
@@ -570,6 +571,7 @@ void Reader::trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts)
     std::string nameStorage;
     std::string category;
     SliceArgs args;
+    args.wantCorrelation = m_lanes.has_value();
     while (event.next()) {
         switch (event.tag()) {
         case track_event::kType: type = (want(event, protozero::pbf_wire_type::varint), event.get_enum()); break;
