@@ -2,6 +2,7 @@
 
 #include "columnresolver.h"
 #include "io/runinventory.h"
+#include "kernels/hostlanesbuilder.h"
 #include "syntax/csvreader.h"
 
 #include <QFile>
@@ -37,7 +38,7 @@ bool startsWith(std::string_view text, std::string_view prefix)
 }
 
 struct Columns {
-    int domain = -1, function = -1, process = -1, thread = -1, start = -1, end = -1;
+    int domain = -1, function = -1, process = -1, thread = -1, correlation = -1, start = -1, end = -1;
     bool complete() const { return domain >= 0 && function >= 0 && start >= 0 && end >= 0; }
 };
 
@@ -55,6 +56,8 @@ Columns columnsOf(const std::vector<std::string_view> &header)
             c.process = index;
         else if (name == QLatin1String("thread_id"))
             c.thread = index;
+        else if (name == QLatin1String("correlation_id"))
+            c.correlation = index;
         else if (name == QLatin1String("start_timestamp"))
             c.start = index;
         else if (name == QLatin1String("end_timestamp"))
@@ -119,7 +122,8 @@ QString defaultStepRangePattern()
     return QStringLiteral("ProfilerStep#\\d+|(train[_ ]?)?step([ _#:-]*\\d+)?|iter(ation)?([ _#:-]*\\d+)?");
 }
 
-ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPattern, const ProgressCallback &progress)
+ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPattern, const ProgressCallback &progress,
+                         kernels::HostLanesBuilder *hostLanes)
 {
     ApiTraces out;
     const std::optional<QRegularExpression> compiled = stepRegex(out, stepPattern);
@@ -163,6 +167,16 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
         }
         const int needed = std::max({c.domain, c.function, c.process, c.thread, c.start, c.end}) + 1;
         qint64 badRows = 0, lastReport = 0;
+        if (hostLanes && (c.process < 0 || c.thread < 0))
+            out.diagnostics.push_back({Severity::Info, row->relativePath, 1,
+                                       QStringLiteral("the header has no %1 column: the Timeline's host lanes show "
+                                                      "its calls and ranges as if all ran in %2 0")
+                                           .arg(c.process < 0 ? QStringLiteral("Process_Id") : QStringLiteral("Thread_Id"),
+                                                c.process < 0 ? QStringLiteral("process") : QStringLiteral("thread"))});
+        if (hostLanes && c.correlation < 0)
+            out.diagnostics.push_back({Severity::Info, row->relativePath, 1,
+                                       QStringLiteral("the header has no Correlation_Id column: the Timeline cannot "
+                                                      "join its calls to the kernels they launched")});
         while (reader.readRecord(fields)) {
             if (progress && reader.bytesConsumed() - lastReport >= kProgressStepBytes) {
                 lastReport = reader.bytesConsumed();
@@ -188,21 +202,44 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
                 continue;
             }
             const std::string_view domain = fields[std::size_t(c.domain)];
-            if (startsWith(domain, "MARKER")) {
+            const bool marker = startsWith(domain, "MARKER");
+            if (!marker && !startsWith(domain, "HIP_"))
+                continue;
+            const std::string_view fn = fields[std::size_t(c.function)];
+            const auto lane = [&] {
+                const qint64 pid = c.process >= 0 ? integerCell(fields[std::size_t(c.process)]).value_or(0) : 0;
+                const qint64 tid = c.thread >= 0 ? integerCell(fields[std::size_t(c.thread)]).value_or(0) : 0;
+                return std::pair(pid, tid);
+            };
+            if (marker) {
                 ++out.markerRanges;
                 if (*end <= *start)
                     continue;  // roctxMarkA: an instant, no range
-                const std::string_view fn = fields[std::size_t(c.function)];
                 const QString name = QString::fromUtf8(fn.data(), qsizetype(fn.size()));
-                if (!pattern.match(name).hasMatch())
+                const bool step = pattern.match(name).hasMatch();
+                const auto [pid, tid] = lane();
+                if (hostLanes)
+                    hostLanes->add(step ? HostSliceKind::Step : kernels::markerKind(fn), fn,
+                                   hostLanes->threadOf(pid, tid), *start, *end);
+                if (!step)
                     continue;
                 ++out.stepRanges;
-                const qint64 pid = c.process >= 0 ? integerCell(fields[std::size_t(c.process)]).value_or(0) : 0;
-                const qint64 tid = c.thread >= 0 ? integerCell(fields[std::size_t(c.thread)]).value_or(0) : 0;
                 stepsByThread[{pid, tid}].push_back({name, *start, *end, false, false});
-            } else if (startsWith(domain, "HIP_")) {
+            } else {
                 ++out.hipCalls;
                 hipCalls.push_back({*start, *end});
+                if (hostLanes) {
+                    const auto [pid, tid] = lane();
+                    const std::uint16_t thread = hostLanes->threadOf(pid, tid);
+                    const std::optional<qint64> correlation =
+                        c.correlation >= 0 && c.correlation < int(fields.size())
+                            ? integerCell(fields[std::size_t(c.correlation)])
+                            : std::nullopt;
+                    if (correlation)
+                        hostLanes->addRuntime(fn, thread, *start, *end, *correlation);
+                    else
+                        hostLanes->add(HostSliceKind::Runtime, fn, thread, *start, *end);
+                }
             }
         }
         if (badRows > kMaxRowDiagnostics)
@@ -301,6 +338,104 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
         }
     }
     return given;
+}
+
+namespace {
+
+/// [first start, last end] of a file's GPU events; false when it has none.
+bool kernelSpan(const GpuTimelineFile &file, qint64 &firstNs, qint64 &lastNs)
+{
+    bool any = false;
+    for (const GpuDeviceTimeline &d : file.devices)
+        for (const GpuEvent &e : d.events) {
+            firstNs = any ? std::min(firstNs, e.startNs) : e.startNs;
+            lastNs = any ? std::max(lastNs, e.endNs) : e.endNs;
+            any = true;
+        }
+    return any;
+}
+
+} // namespace
+
+void attachHostLanes(GpuTimeline &kernelTrace, kernels::HostLanesBuilder &hostLanes, const QStringList &files,
+                     Diagnostics &diagnostics)
+{
+    if (hostLanes.rangeCount() == 0 || files.isEmpty())
+        return;
+    const QString fileList = files.join(QStringLiteral(", "));
+    for (GpuTimelineFile &file : kernelTrace.files) {
+        qint64 firstNs = 0, lastNs = 0;
+        if (!kernelSpan(file, firstNs, lastNs) || (file.hostLanes && !file.hostLanes->empty()))
+            continue;  // no kernels, or lanes of its own (a database's)
+        // A per-process kernel trace (<pid>_kernel_trace.csv) gets its process's threads.
+        const qint64 pid = file.devices.empty() ? -1 : file.devices.front().pid;
+        std::vector<bool> keep;
+        if (pid >= 0 && kernelTrace.files.size() > 1) {
+            keep.resize(hostLanes.threadCount());
+            for (std::size_t t = 0; t < keep.size(); ++t)
+                keep[t] = hostLanes.pidOf(std::uint16_t(t)) == pid;
+            if (std::find(keep.begin(), keep.end(), true) == keep.end())
+                continue;
+        }
+        auto lanes = std::make_shared<HostLanes>(hostLanes.build(keep));
+        const bool inSpan = std::any_of(lanes->slices.begin(), lanes->slices.end(),
+                                        [&](const HostSlice &h) { return h.startNs < lastNs && h.endNs > firstNs; });
+        if (!inSpan) {
+            diagnostics.push_back({Severity::Warning, file.file, 0,
+                                   QStringLiteral("the host calls and ranges of %1 lie outside this kernel trace's "
+                                                  "span (another clock or another run): no host lanes on the Timeline")
+                                       .arg(fileList)});
+            continue;
+        }
+        if (file.hostLanes)  // the kernels' correlation ids, as the kernel reader kept them
+            lanes->gpuByPlace = file.hostLanes->gpuByPlace;
+        kernels::hostLanesSummary(*lanes, hostLanes.threadOverflow(), file.file, fileList, diagnostics);
+        file.hostLanes = std::move(lanes);
+    }
+}
+
+void finishHostLanes(GpuTimeline &kernelTrace, const QString &stepPattern)
+{
+    std::optional<QRegularExpression> pattern;
+    for (GpuTimelineFile &file : kernelTrace.files) {
+        if (!file.hostLanes)
+            continue;
+        if (file.hostLanes->empty()) {
+            file.hostLanes.reset();  // only the kernels' correlation ids: nothing to draw
+            continue;
+        }
+        const HostLanes &lanes = *file.hostLanes;
+        if (!std::any_of(lanes.slices.begin(), lanes.slices.end(),
+                         [](const HostSlice &h) { return h.kind == HostSliceKind::Annotation; }))
+            continue;
+        if (!pattern) {
+            pattern.emplace(QRegularExpression::anchoredPattern(stepPattern.isEmpty() ? defaultStepRangePattern()
+                                                                                      : stepPattern),
+                            QRegularExpression::CaseInsensitiveOption);
+            if (!pattern->isValid())
+                return;  // parseApiTraces / apiTracesFrom say so
+        }
+        // The pattern once per distinct name; the lanes were made by a reader of this load and
+        // are not shared yet (use_count 1), so their kinds can still change in place.
+        std::vector<bool> isStep(lanes.names.size());
+        bool any = false;
+        for (std::size_t i = 0; i < isStep.size(); ++i) {
+            const bool step = pattern->match(QString::fromStdString(lanes.names[i])).hasMatch();
+            isStep[i] = step;
+            any = any || step;
+        }
+        if (!any)
+            continue;
+        std::shared_ptr<HostLanes> copy;
+        if (file.hostLanes.use_count() != 1)
+            copy = std::make_shared<HostLanes>(lanes);
+        HostLanes &own = copy ? *copy : const_cast<HostLanes &>(lanes);
+        for (HostSlice &h : own.slices)
+            if (h.kind == HostSliceKind::Annotation && isStep[h.nameId])
+                h.kind = HostSliceKind::Step;
+        if (copy)
+            file.hostLanes = std::move(copy);
+    }
 }
 
 } // namespace goblin

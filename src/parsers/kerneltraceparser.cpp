@@ -13,6 +13,7 @@
 #include "reference/openfailures.h"
 #include "workbench/kernelrows.h"
 #include "rocpdreader.h"
+#include "torchtraceparser.h"
 
 #include <QDir>
 #include <QFile>
@@ -104,7 +105,7 @@ public:
             format = guessInnerFormat(row.role, QFileInfo(rel).fileName(), inner);
             formatNote = inner.tables ? inner.tables->note : QString();
         }
-        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host};
+        KernelSink sink{m_names, format->referenceReads ? &m_ref : nullptr, m_wb, host, keepHostLanes()};
         const size_t cutMark = m_names.cutMark();
         const ReadOutcome outcome = format->readKernels(path, rel, sink, m_trace, progress);
         // The database readers say their cut names with their other cut texts; the files here.
@@ -128,6 +129,10 @@ public:
                : outcome == ReadOutcome::Cancelled ? Outcome::Cancelled
                                                     : Outcome::Unusable;
     }
+
+    /// Keep the CSV kernels' Correlation_Id for the Timeline's flows (the window's reading of a
+    /// folder with API traces beside the kernel trace: nothing else joins them).
+    void keepCorrelations(bool keep) { m_keepCorrelations = keep; }
 
     void finish()
     {
@@ -162,6 +167,7 @@ private:
     Accumulator m_wb;
     QStringList m_hosts;
     qint64 m_bytesBefore = 0;
+    bool m_keepCorrelations = false;
 };
 
 TraceReader::Outcome TraceReader::readFile(const QString &path, const QString &rel, int host, bool doReference,
@@ -238,6 +244,7 @@ TraceReader::Outcome TraceReader::readCsv(CsvReader &reader, InputFileInfo &info
     const size_t cutMark = m_names.cutMark();
     reference::KernelRows ref(m_ref, nameIds, host);
     workbench::KernelRows wb(m_trace, m_wb, nameIds, host, rel, fileName);
+    wb.keepCorrelations(m_keepCorrelations);
     if (doReference)
         ref.onHeader(fields, reader, info); // the first record is the header, BOM kept
     wb.onHeader(fields, reader, doWorkbench); // BOM stripped, perhaps after a few banner lines
@@ -512,6 +519,7 @@ KernelTrace parseKernelTraces(const RunInventory &inventory, const ProgressCallb
     // Python's Path.exists() follows symlinks, as QFileInfo::exists() does (and the inventory).
     trace.referenceFileFound = inventory.kernelTrace() != nullptr;
     TraceReader reader(trace, progress);
+    reader.keepCorrelations(keepHostLanes() && !inventory.apiTraces().empty());
     KernelSources sources(inventory, trace, reader);
     const auto stop = [&trace](Next next) {
         if (next == Next::Cancelled)

@@ -1,6 +1,7 @@
 #include "rocpdreader.h"
 
 #include "kernels/accumulator.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kernels/namepool.h"
 #include "kernels/timelinebuilder.h"
 #include "pynumber.h"
@@ -15,6 +16,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -253,15 +255,26 @@ bool loadProcess(dbread::UntrustedConnection &source, ProcessTables &p, QString 
 }
 
 /// One process's dispatches joined to their events (the big join stays in SQL), integers only.
-/// ?N binds the process guid.
-QString processQuery(int index, const QString &s)
+/// ?N binds the process guid. With `stackColumn` (host lanes kept) the event's correlation, its
+/// stack_id (or NULL when the table has none), is column 9.
+QString processQuery(int index, const QString &s, const QString &stackColumn)
 {
     using rocpd::table;
-    return QStringLiteral("SELECT %1, K.kernel_id, K.start, K.\"end\", K.agent_id, K.queue_id, K.tid, K.region_name_id, K.id "
-                          "FROM %2 K INNER JOIN %3 E ON E.id = K.event_id AND E.guid = K.guid WHERE K.guid = ?%4")
+    return QStringLiteral("SELECT %1, K.kernel_id, K.start, K.\"end\", K.agent_id, K.queue_id, K.tid, K.region_name_id, K.id"
+                          "%5 FROM %2 K INNER JOIN %3 E ON E.id = K.event_id AND E.guid = K.guid WHERE K.guid = ?%4")
         .arg(index)
         .arg(table("rocpd_kernel_dispatch", s), table("rocpd_event", s))
-        .arg(index + 1);
+        .arg(index + 1)
+        .arg(stackColumn.isEmpty() ? QString() : QStringLiteral(", ") + stackColumn);
+}
+
+/// The column of a process's rocpd_event that joins a dispatch to its HIP call (rocpd2csv's
+/// Correlation_Id): "E.stack_id", or "NULL" when the table has none.
+QString stackColumn(dbread::UntrustedConnection &source, const QString &suffix)
+{
+    return dbread::columnsOf(source.conn, QStringLiteral("rocpd_event") + suffix).contains(QStringLiteral("stack_id"))
+               ? QStringLiteral("E.stack_id")
+               : QStringLiteral("NULL");
 }
 
 /// What reading a process's roctx marker ranges met.
@@ -270,14 +283,69 @@ struct MarkerNotes {
     QStringList problems;     ///< why a process's markers were not read (a diagnostic each)
 };
 
-/// The marker string ids of a process: its `rocpd_string` rows whose text is a MARKER_* category
-/// (the filter rocpd2csv's marker_api file uses: `category LIKE 'MARKER_%'`).
-bool markerCategories(dbread::UntrustedConnection &source, const ProcessTables &p, QStringList &ids, QString &error)
+/// A process's string ids whose text is like `pattern` (`MARKER_%`: the marker categories, the
+/// filter rocpd2csv's marker_api file uses; `HIP_%`: the HIP API categories of its hip_api file).
+bool categoriesLike(dbread::UntrustedConnection &source, const ProcessTables &p, const char *pattern, QStringList &ids,
+                    QString &error)
 {
     return eachRow(source,
-                   QStringLiteral("SELECT id FROM %1 WHERE guid = ?1 AND string LIKE 'MARKER_%'")
-                       .arg(rocpd::table("rocpd_string", p.suffix)),
+                   QStringLiteral("SELECT id FROM %1 WHERE guid = ?1 AND string LIKE '%2'")
+                       .arg(rocpd::table("rocpd_string", p.suffix), QLatin1String(pattern)),
                    p.guid, error, [&](sqlite3_stmt *st) { ids << QString::number(sqlite3_column_int64(st, 0)); });
+}
+
+/// What reading a process's HIP API regions met (host lanes only).
+struct RuntimeNotes {
+    qint64 calls = 0, bad = 0;
+};
+
+/// The HIP API calls of one process for the host lanes: `rocpd_region` rows of a HIP_* category,
+/// named by the region's name, with their event's stack_id as the correlation (the kernels' too).
+/// The caller checked the region table.
+void readRuntimeRegions(dbread::UntrustedConnection &source, const ProcessTables &p, const QStringList &categories,
+                        dbread::StringLookup &names, kernels::HostLanesBuilder &lanes, MarkerNotes &notes)
+{
+    using rocpd::table;
+    const QString processName = p.guid.isEmpty() ? p.suffix : QString::fromUtf8(p.guid);
+    const QString stack = stackColumn(source, p.suffix);
+    if (stack == QLatin1String("NULL"))
+        notes.problems << QStringLiteral("process %1: rocpd_event has no stack_id: the Timeline cannot join its "
+                                         "kernels to the HIP calls that launched them")
+                              .arg(processName);
+    const QString sql = QStringLiteral("SELECT R.pid, R.tid, R.start, R.\"end\", R.name_id, %4 FROM %1 R INNER JOIN "
+                                       "%2 E ON E.id = R.event_id AND E.guid = R.guid WHERE R.guid = ?1 AND "
+                                       "E.category_id IN (%3)")
+                            .arg(table("rocpd_region", p.suffix), table("rocpd_event", p.suffix),
+                                 categories.join(QLatin1Char(',')), stack);
+    RuntimeNotes read;
+    QString error;
+    const bool ok = eachRow(source, sql, p.guid, error, [&](sqlite3_stmt *st) {
+        if (sqlite3_column_type(st, 2) != SQLITE_INTEGER || sqlite3_column_type(st, 3) != SQLITE_INTEGER ||
+            sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 2)) {
+            ++read.bad;
+            return;
+        }
+        const std::optional<std::string> &name = names.get(sqlite3_column_int64(st, 4));
+        const std::string_view shown = name ? std::string_view(*name) : std::string_view("HIP call");
+        const std::uint16_t thread = lanes.threadOf(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+        if (sqlite3_column_type(st, 5) == SQLITE_INTEGER)
+            lanes.addRuntime(shown, thread, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                             sqlite3_column_int64(st, 5));
+        else
+            lanes.add(HostSliceKind::Runtime, shown, thread, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+        ++read.calls;
+    });
+    if (!ok)
+        notes.problems << QStringLiteral("process %1: read error in its HIP API regions after %2 rows (%3); the rest "
+                                         "is not on the Timeline")
+                              .arg(processName)
+                              .arg(read.calls)
+                              .arg(error);
+    if (read.bad > 0)
+        notes.problems << QStringLiteral("process %1: %2 HIP API regions without integer start/end (or ending before "
+                                         "they start) were left out of the Timeline")
+                              .arg(processName)
+                              .arg(read.bad);
 }
 
 /// The message of a region's extdata (`{"message": "step 3"}`), as rocpd2csv names a marker; empty
@@ -296,7 +364,7 @@ QString markerMessage(sqlite3_stmt *st, int column)
 /// thread are the region's row ids (which only group the ranges per thread). A process without a
 /// region table, or without marker categories, has none.
 void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &p, HostActivity &host,
-                      MarkerNotes &notes)
+                      MarkerNotes &notes, kernels::HostLanesBuilder *lanes)
 {
     using rocpd::table;
     const QString region = QStringLiteral("rocpd_region") + p.suffix;
@@ -310,8 +378,11 @@ void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &
         return;
     }
     QString error;
-    QStringList categories;
-    if (!markerCategories(source, p, categories, error) || categories.isEmpty()) {
+    QStringList categories, runtimeCategories;
+    if (lanes && !categoriesLike(source, p, "HIP_%", runtimeCategories, error))
+        notes.problems << QStringLiteral("process %1: its HIP API categories cannot be read (%2)").arg(processName, error);
+    if (!categoriesLike(source, p, "MARKER_%", categories, error) ||
+        (categories.isEmpty() && runtimeCategories.isEmpty())) {
         if (!error.isEmpty())
             notes.problems << QStringLiteral("process %1: its marker categories cannot be read (%2)").arg(processName, error);
         return;
@@ -327,6 +398,10 @@ void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &
         QStringLiteral("SELECT string FROM %1 WHERE id = ?1 AND guid = ?2").arg(table("rocpd_string", p.suffix)).toUtf8(),
         p.guid);
     names.describeWith(*source.guard);
+    if (lanes && !runtimeCategories.isEmpty())
+        readRuntimeRegions(source, p, runtimeCategories, names, *lanes, notes);
+    if (categories.isEmpty())
+        return;
     const QString sql = QStringLiteral("SELECT R.pid, R.tid, R.start, R.\"end\", R.name_id, R.extdata FROM %1 R INNER "
                                        "JOIN %2 E ON E.id = R.event_id AND E.guid = R.guid WHERE R.guid = ?1 AND "
                                        "E.category_id IN (%3)")
@@ -348,6 +423,11 @@ void readMarkerRanges(dbread::UntrustedConnection &source, const ProcessTables &
         m.thread = sqlite3_column_int64(st, 1);
         m.startNs = sqlite3_column_int64(st, 2);
         m.endNs = sqlite3_column_int64(st, 3);
+        if (lanes && m.endNs > m.startNs) {
+            const QByteArray name = m.name.toUtf8();
+            const std::string_view view(name.constData(), std::size_t(name.size()));
+            lanes->add(kernels::markerKind(view), view, lanes->threadOf(m.process, m.thread), m.startNs, m.endNs);
+        }
         host.ranges.push_back(std::move(m));
         ++notes.ranges;
     });
@@ -496,8 +576,8 @@ class DispatchSweep
 {
 public:
     DispatchSweep(std::vector<ProcessTables> &processes, KernelSink &sink, kernels::TimelineBuilder &timeline,
-                  DispatchCounts &counts)
-        : m_processes(processes), m_sink(sink), m_timeline(timeline), m_counts(counts),
+                  DispatchCounts &counts, kernels::HostLanesBuilder *lanes)
+        : m_processes(processes), m_sink(sink), m_timeline(timeline), m_counts(counts), m_lanes(lanes),
           m_referenceOrder(sink.reference), m_workbenchOrder(&sink.workbench)
     {
     }
@@ -527,6 +607,8 @@ public:
             m_lastAgent = agent;
             m_agentLabel = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
         }
+        if (m_lanes && sqlite3_column_type(stmt, 9) == SQLITE_INTEGER)  // the kernel's side of its flow
+            m_lanes->addGpu(startNs, sqlite3_column_int64(stmt, 9), qint32(agent), qint32(queueIt->first));
         long long duration = 0;
         if (__builtin_sub_overflow(endNs, startNs, &duration) || duration <= 0) {
             ++(duration == 0 ? m_counts.zeroRows : m_counts.negativeRows);
@@ -612,6 +694,7 @@ private:
     KernelSink &m_sink;
     kernels::TimelineBuilder &m_timeline;
     DispatchCounts &m_counts;
+    kernels::HostLanesBuilder *m_lanes;  ///< null: no host lanes kept
     FirstUseOrder m_referenceOrder;
     FirstUseOrder m_workbenchOrder;
     qint64 m_lastAgent = LLONG_MIN;
@@ -625,11 +708,11 @@ enum class DispatchEnd { Done, ReadError, Cancelled, NotQueried };
 /// through `sweep`. Progress: the file's bytes by the share of dispatch rows seen.
 DispatchEnd readDispatches(dbread::UntrustedConnection &source, const std::vector<ProcessTables> &processes,
                            DispatchSweep &sweep, kernels::TimelineBuilder &timeline, DispatchCounts &counts,
-                           const ProgressCallback &progress, qint64 fileBytes)
+                           const ProgressCallback &progress, qint64 fileBytes, bool lanes)
 {
     QStringList parts;
     for (size_t i = 0; i < processes.size(); ++i) {
-        parts << processQuery(int(i), processes[i].suffix);
+        parts << processQuery(int(i), processes[i].suffix, lanes ? stackColumn(source, processes[i].suffix) : QString());
         counts.rawDispatches += processes[i].dispatches;
     }
     const QByteArray sql = parts.join(QStringLiteral(" UNION ALL ")).toUtf8();
@@ -732,9 +815,13 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     // Kernel dispatches, in rocpd2csv's order of first uses, into both readings and the timeline.
     kernels::TimelineBuilder timeline(QStringLiteral("rocpd"), rel);
     DispatchCounts counts;
-    DispatchSweep sweep(opened.processes, sink, timeline, counts);
+    // The window's reading keeps the host side as the Timeline's lanes too.
+    std::optional<kernels::HostLanesBuilder> lanes;
+    if (sink.keepHostLanes)
+        lanes.emplace();
+    DispatchSweep sweep(opened.processes, sink, timeline, counts, lanes ? &*lanes : nullptr);
     const DispatchEnd end = readDispatches(source, opened.processes, sweep, timeline, counts, progress,
-                                           row.info.sizeBytes);
+                                           row.info.sizeBytes, lanes.has_value());
     if (end == DispatchEnd::NotQueried)
         return row.refuse(Severity::Error,
                           QStringLiteral("its kernel dispatches cannot be queried (%1); no kernels read from it")
@@ -753,7 +840,7 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     // Marker ranges (roctx): a run's steps when they are named like steps.
     MarkerNotes markers;
     for (const ProcessTables &p : opened.processes)
-        readMarkerRanges(source, p, trace.host, markers);
+        readMarkerRanges(source, p, trace.host, markers, lanes ? &*lanes : nullptr);
 
     // Finish: what the rows said, the file's row, its timeline.
     opened.notes.cuts.add(sink.names.cutsSince(cutMark));
@@ -763,8 +850,14 @@ ReadOutcome readRocpdDatabase(const QString &path, const QString &rel, KernelSin
     row.info.rowsRead = counts.rows;
     row.info.rowsSkipped = counts.skipped;
     trace.files.push_back(row.info);
-    if (timeline.eventCount() > 0)
+    if (timeline.eventCount() > 0) {
         trace.timeline.files.push_back(timeline.take());
+        if (lanes && lanes->rangeCount() > 0) {
+            auto built = std::make_shared<HostLanes>(lanes->build());
+            kernels::hostLanesSummary(*built, lanes->threadOverflow(), rel, QStringLiteral("rocpd_region"), diags);
+            trace.timeline.files.back().hostLanes = std::move(built);
+        }
+    }
     if (progress)
         progress(row.info.sizeBytes);
     return ReadOutcome::Read;

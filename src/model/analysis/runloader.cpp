@@ -12,6 +12,7 @@
 
 #include "io/regularfile.h"
 #include "io/runinventory.h"
+#include "kernels/hostlanesbuilder.h"
 #include "rankgroups.h"
 
 #include <QDir>
@@ -370,11 +371,15 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
     // rocprofv3's roctx ranges and HIP calls give the kernel trace steps and host activity; before
     // its timeline is measured, so that the measurement uses them.
     if (!aggregator.cancelled() && !apiInventory.apiTraces().empty()) {
+        // The window's reading also keeps the calls and ranges as the Timeline's host lanes.
+        kernels::HostLanesBuilder lanes;
         const ApiTraces api = parseApiTraces(apiInventory, source.stepPattern,
-                                             aggregator.forPart(3, QStringLiteral("Parsing API traces")));
+                                             aggregator.forPart(3, QStringLiteral("Parsing API traces")),
+                                             keepHostLanes() ? &lanes : nullptr);
         run->kernels.diagnostics.insert(run->kernels.diagnostics.end(), api.diagnostics.begin(),
                                         api.diagnostics.end());
         applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
+        attachHostLanes(run->kernels.timeline, lanes, api.files, run->kernels.diagnostics);
     }
     // The same from the markers and runtime calls inside the kernel files (databases, JSON, pftrace).
     if (!aggregator.cancelled() && !run->kernels.host.empty()) {
@@ -383,6 +388,8 @@ LoadResult loadRun(const RunSource &source, const LoadProgressCallback &progress
                                         api.diagnostics.end());
         applyApiTraces(run->kernels.timeline, api, run->kernels.diagnostics);
     }
+    if (!aggregator.cancelled())
+        finishHostLanes(run->kernels.timeline, source.stepPattern);
     if (!aggregator.cancelled() && !run->kernels.cancelled) {
         run->kernelTimeline = analyzeTimeline(run->kernels.timeline);
         run->kernelTimelineMeasured = true;

@@ -19,6 +19,10 @@ struct KernelSink {
     kernels::Accumulator *reference; ///< null: the reference reading does not read this file
     kernels::Accumulator &workbench;
     int host = 0; ///< agents of files in different host folders are different agents
+    /// Keep the host side for the Timeline's lanes too (keepHostLanes(), torchtraceparser.h): the
+    /// runtime calls and markers with their threads, names and correlation ids, and the kernels'
+    /// correlation ids, as the file's GpuTimelineFile::hostLanes. Off: none of that is kept.
+    bool keepHostLanes = false;
 };
 
 /// How one kernel file was read.

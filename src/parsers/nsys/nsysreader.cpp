@@ -1,6 +1,7 @@
 #include "nsysreader.h"
 
 #include "kernels/accumulator.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kernels/namepool.h"
 #include "rocpd/rocpdfile.h"
 #include "rpd/dbcommon.h"
@@ -9,6 +10,7 @@
 
 #include <climits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -195,20 +197,23 @@ struct DeviceRead {
 };
 
 /// The kernel query: names (demangled, else short; the other as a fallback), process, graph, context.
-QByteArray kernelQuery(const QStringList &columns)
+/// With `correlation` (host lanes kept), the kernel's correlationId too (column 9).
+QByteArray kernelQuery(const QStringList &columns, bool correlation)
 {
     const bool demangled = columns.contains(QStringLiteral("demangledName"));
     const char *graphColumn = columns.contains(QStringLiteral("graphId")) ? "graphId" : "graphNodeId";
-    return QStringLiteral("SELECT start, \"end\", deviceId, streamId, %1, %2, %3, %4, %5 FROM %6")
+    return QStringLiteral("SELECT start, \"end\", deviceId, streamId, %1, %2, %3, %4, %5%6 FROM %7")
         .arg(demangled ? QStringLiteral("demangledName") : QStringLiteral("shortName"),
              columnOrNull(columns, demangled ? "shortName" : "demangledName"), columnOrNull(columns, "globalPid"),
-             columnOrNull(columns, graphColumn), columnOrNull(columns, "contextId"), QLatin1String(kKernel))
+             columnOrNull(columns, graphColumn), columnOrNull(columns, "contextId"),
+             correlation ? QStringLiteral(", ") + columnOrNull(columns, "correlationId") : QString(),
+             QLatin1String(kKernel))
         .toUtf8();
 }
 
 /// Kernels of CUPTI_ACTIVITY_KIND_KERNEL, named through StringIds, into `out`.
 void readKernels(const NsysFile &file, dbread::StringLookup &strings, KernelSink &sink, dbread::RowTicker &ticker,
-                 DeviceRead &out)
+                 DeviceRead &out, kernels::HostLanesBuilder *lanes)
 {
     if (!file.has(kKernel))
         return;
@@ -225,7 +230,7 @@ void readKernels(const NsysFile &file, dbread::StringLookup &strings, KernelSink
         }
     };
     QString error;
-    if (!dbread::eachRow(file.db(), file.guard(), kernelQuery(file.kernelColumns), error, [&](sqlite3_stmt *st) {
+    if (!dbread::eachRow(file.db(), file.guard(), kernelQuery(file.kernelColumns, lanes), error, [&](sqlite3_stmt *st) {
             ++out.kernelRows;
             if (!isInteger(st, 0) || !isInteger(st, 1) || !isInteger(st, 2)) {
                 ++out.nullRows;
@@ -258,6 +263,8 @@ void readKernels(const NsysFile &file, dbread::StringLookup &strings, KernelSink
             r.kind = GpuEventKind::Kernel;
             r.order = ++out.order;
             out.deviceContexts.emplace(r.device, sqlite3_column_int64(st, 8));
+            if (lanes && isInteger(st, 9))
+                lanes->addGpu(r.startNs, sqlite3_column_int64(st, 9), qint32(r.device), qint32(r.stream));
             out.rows.push_back(r);
             return ticker.tick();
         }))
@@ -266,15 +273,17 @@ void readKernels(const NsysFile &file, dbread::StringLookup &strings, KernelSink
 
 /// Copies or memsets of `table` (timeline only) into `out`, named by their kind.
 void readTransfers(const NsysFile &file, const char *table, const QStringList &columns, GpuEventKind kind,
-                   dbread::RowTicker &ticker, DeviceRead &out)
+                   dbread::RowTicker &ticker, DeviceRead &out, kernels::HostLanesBuilder *lanes)
 {
     if (!file.has(table))
         return;
     qint64 &count = kind == GpuEventKind::Memcpy ? out.copyRows : out.memsetRows;
     const QByteArray sql =
-        QStringLiteral("SELECT start, \"end\", deviceId, streamId, %1, %2 FROM %3")
+        QStringLiteral("SELECT start, \"end\", deviceId, streamId, %1, %2%3 FROM %4")
             .arg(kind == GpuEventKind::Memcpy ? columnOrNull(columns, "copyKind") : QStringLiteral("NULL"),
-                 columnOrNull(columns, "globalPid"), QLatin1String(table))
+                 columnOrNull(columns, "globalPid"),
+                 lanes ? QStringLiteral(", ") + columnOrNull(columns, "correlationId") : QString(),
+                 QLatin1String(table))
             .toUtf8();
     qint64 seen = 0;
     QString error;
@@ -299,6 +308,8 @@ void readTransfers(const NsysFile &file, const char *table, const QStringList &c
             r.nameId = it->second;
             r.kind = kind;
             r.order = ++out.order;
+            if (lanes && isInteger(st, 6))
+                lanes->addGpu(r.startNs, sqlite3_column_int64(st, 6), qint32(r.device), qint32(r.stream));
             out.rows.push_back(r);
             ++count;
             return ticker.tick();
@@ -310,28 +321,52 @@ void readTransfers(const NsysFile &file, const char *table, const QStringList &c
 struct HostRead {
     qint64 runtimeCalls = 0, badHostRows = 0, ranges = 0, marks = 0, notRanges = 0, unnamed = 0;
     kernels::NameCuts textCuts;  ///< NVTX texts read from their own column
+    QStringList missingRuntimeColumns;  ///< of the runtime table, for the host lanes (when kept)
 };
 
-/// CUDA runtime calls of CUPTI_ACTIVITY_KIND_RUNTIME into `host`.
-void readRuntime(const NsysFile &file, HostActivity &host, dbread::RowTicker &ticker, HostRead &out,
-                 QStringList &readErrors)
+/// CUDA runtime calls of CUPTI_ACTIVITY_KIND_RUNTIME into `host`; with `lanes`, also as host ranges
+/// named through StringIds (nameId), on their thread (globalTid), with their correlationId.
+void readRuntime(const NsysFile &file, dbread::StringLookup &strings, HostActivity &host, dbread::RowTicker &ticker,
+                 HostRead &out, QStringList &readErrors, kernels::HostLanesBuilder *lanes)
 {
     if (!file.has(kRuntime))
         return;
+    QByteArray sql("SELECT start, \"end\" FROM ");
+    if (lanes) {
+        const QStringList columns = dbread::columnsOf(file.source.conn, QLatin1String(kRuntime));
+        for (const char *c : {"globalTid", "correlationId", "nameId"})
+            if (!columns.contains(QLatin1String(c)))
+                out.missingRuntimeColumns << QLatin1String(c);
+        sql = QStringLiteral("SELECT start, \"end\", %1, %2, %3 FROM ")
+                  .arg(columnOrNull(columns, "globalTid"), columnOrNull(columns, "correlationId"),
+                       columnOrNull(columns, "nameId"))
+                  .toUtf8();
+    }
     qint64 seen = 0;
     QString error;
-    if (!dbread::eachRow(file.db(), file.guard(), QByteArray("SELECT start, \"end\" FROM ") + kRuntime, error,
-                         [&](sqlite3_stmt *st) {
-                             ++seen;
-                             if (!isInteger(st, 0) || !isInteger(st, 1) ||
-                                 sqlite3_column_int64(st, 1) < sqlite3_column_int64(st, 0)) {
-                                 ++out.badHostRows;
-                                 return ticker.tick();
-                             }
-                             host.runtimeCalls.push_back({sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)});
-                             ++out.runtimeCalls;
-                             return ticker.tick();
-                         }))
+    if (!dbread::eachRow(file.db(), file.guard(), sql + kRuntime, error, [&](sqlite3_stmt *st) {
+            ++seen;
+            if (!isInteger(st, 0) || !isInteger(st, 1) || sqlite3_column_int64(st, 1) < sqlite3_column_int64(st, 0)) {
+                ++out.badHostRows;
+                return ticker.tick();
+            }
+            const qint64 startNs = sqlite3_column_int64(st, 0), endNs = sqlite3_column_int64(st, 1);
+            host.runtimeCalls.push_back({startNs, endNs});
+            ++out.runtimeCalls;
+            if (lanes) {
+                const qint64 tid = sqlite3_column_int64(st, 2);  // 0 when NULL
+                const std::optional<std::string> *name = isInteger(st, 4) ? &strings.get(sqlite3_column_int64(st, 4))
+                                                                           : nullptr;
+                const std::string_view shown =
+                    name && *name ? std::string_view(**name) : std::string_view("CUDA runtime call");
+                const std::uint16_t thread = lanes->threadOf(pidOf(tid), tidOf(tid));
+                if (isInteger(st, 3))
+                    lanes->addRuntime(shown, thread, startNs, endNs, sqlite3_column_int64(st, 3));
+                else
+                    lanes->add(HostSliceKind::Runtime, shown, thread, startNs, endNs);
+            }
+            return ticker.tick();
+        }))
         readErrors << QStringLiteral("%1 after %2 rows: %3").arg(QLatin1String(kRuntime)).arg(seen).arg(error);
 }
 
@@ -356,7 +391,7 @@ QString nvtxName(sqlite3_stmt *st, dbread::StringLookup &strings, kernels::NameC
 /// NVTX ranges and marks of NVTX_EVENTS into `host`; rows without a time span (domains,
 /// categories, thread names) are counted.
 void readNvtx(const NsysFile &file, dbread::StringLookup &strings, HostActivity &host, dbread::RowTicker &ticker,
-              HostRead &out, QStringList &readErrors)
+              HostRead &out, QStringList &readErrors, kernels::HostLanesBuilder *lanes)
 {
     if (!file.has(kNvtx))
         return;
@@ -389,6 +424,11 @@ void readNvtx(const NsysFile &file, dbread::StringLookup &strings, HostActivity 
             m.thread = tidOf(tid);
             m.startNs = sqlite3_column_int64(st, 0);
             m.endNs = instant ? m.startNs : sqlite3_column_int64(st, 1);
+            if (lanes && m.endNs > m.startNs) {
+                const QByteArray name = m.name.toUtf8();
+                const std::string_view view(name.constData(), std::size_t(name.size()));
+                lanes->add(kernels::markerKind(view), view, lanes->threadOf(m.process, m.thread), m.startNs, m.endNs);
+            }
             host.ranges.push_back(m);
             ++(instant ? out.marks : out.ranges);
             return ticker.tick();
@@ -595,13 +635,18 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
     // Strings → kernels, copies, memsets; sorted by time onto the timeline and into the sums.
     dbread::StringLookup strings(file.db(), QLatin1String(kStrings), QStringLiteral("value"));
     strings.describeWith(file.guard());
+    // The window's reading keeps the host side as the Timeline's lanes too.
+    std::optional<kernels::HostLanesBuilder> lanes;
+    if (sink.keepHostLanes)
+        lanes.emplace();
+    kernels::HostLanesBuilder *keep = lanes ? &*lanes : nullptr;
     DeviceRead device;
-    readKernels(file, strings, sink, ticker, device);
+    readKernels(file, strings, sink, ticker, device, keep);
     if (ticker.cancelled())
         return ReadOutcome::Cancelled;
-    readTransfers(file, kMemcpy, file.memcpyColumns, GpuEventKind::Memcpy, ticker, device);
+    readTransfers(file, kMemcpy, file.memcpyColumns, GpuEventKind::Memcpy, ticker, device, keep);
     if (!ticker.cancelled())
-        readTransfers(file, kMemset, file.memsetColumns, GpuEventKind::Memset, ticker, device);
+        readTransfers(file, kMemset, file.memsetColumns, GpuEventKind::Memset, ticker, device, keep);
     if (ticker.cancelled())
         return ReadOutcome::Cancelled;
     dbread::sortRows(device.rows);
@@ -614,10 +659,10 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
     // Runtime calls and NVTX markers → host activity.
     HostRead host;
     QStringList &readErrors = device.readErrors;
-    readRuntime(file, trace.host, ticker, host, readErrors);
+    readRuntime(file, strings, trace.host, ticker, host, readErrors, keep);
     if (ticker.cancelled())
         return ReadOutcome::Cancelled;
-    readNvtx(file, strings, trace.host, ticker, host, readErrors);
+    readNvtx(file, strings, trace.host, ticker, host, readErrors, keep);
     if (ticker.cancelled())
         return ReadOutcome::Cancelled;
 
@@ -653,6 +698,16 @@ ReadOutcome readNsysDatabase(const QString &path, const QString &rel, KernelSink
     summaryDiagnostics(rel, device, counts, host, gpus, streamOverflow, source.sideFiles, diags);
     describeFile(row.info, file, device.kernelRows, device.nullRows + device.noNameRows + counts.skippedKernels);
     trace.files.push_back(row.info);
+    if (events > 0 && lanes && lanes->rangeCount() > 0) {
+        if (!host.missingRuntimeColumns.isEmpty())
+            diags.push_back({Severity::Info, rel, 0,
+                             QStringLiteral("%1 has no column %2: its calls are drawn on the Timeline's host lanes "
+                                            "without it (thread 0, no name or no flow to their kernels)")
+                                 .arg(QLatin1String(kRuntime), host.missingRuntimeColumns.join(QStringLiteral(", ")))});
+        auto built = std::make_shared<HostLanes>(lanes->build());
+        kernels::hostLanesSummary(*built, lanes->threadOverflow(), rel, QStringLiteral("%1 and %2").arg(QLatin1String(kRuntime), QLatin1String(kNvtx)), diags);
+        timelineFile.hostLanes = std::move(built);
+    }
     if (events > 0)
         trace.timeline.files.push_back(std::move(timelineFile));
     if (progress)

@@ -4,6 +4,7 @@
 #include "kernels/pushedfile.h"
 #include "kernels/accumulator.h"
 #include "kernels/namepool.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kernels/timelinebuilder.h"
 #include "pynumber.h"
 
@@ -146,7 +147,11 @@ struct SliceCounts {
 class Reader
 {
 public:
-    Reader(const QString &rel, KernelSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace) {}
+    Reader(const QString &rel, KernelSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace)
+    {
+        if (sink.keepHostLanes)
+            m_lanes.emplace();
+    }
 
     /// Splits the stream into packets; false once the framing is broken (the rest is not read).
     bool feed(const char *data, size_t size);
@@ -159,9 +164,11 @@ private:
     // packet stream and the kernel slices said; the file's row.
     std::optional<ReadOutcome> refusal(InputFileInfo &info, const QString &inputProblem);
     qint64 pidOfTrack(quint64 uuid) const;
-    void sweepKernel(const Slice &k, kernels::TimelineBuilder &timeline, std::vector<std::uint32_t> &globalIds,
-                     SliceCounts &c);
+    void sweepKernel(const Slice &k, qint64 correlation, kernels::TimelineBuilder &timeline,
+                     std::vector<std::uint32_t> &globalIds, SliceCounts &c);
     void collectMarkers();
+    /// The thread of a slice (its tid annotation, else its track's) for the host lanes.
+    std::uint16_t laneThread(quint64 track, qint64 tid);
     void streamDiagnostics(const QString &inputProblem);
     void sliceDiagnostics(const SliceCounts &c, bool streamOverflow);
     void describe(InputFileInfo &info, const SliceCounts &c) const;
@@ -172,9 +179,10 @@ private:
     int m_nesting = 0;
     qint64 m_badCompressed = 0;
     void trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts);
-    /// A slice's debug annotations the reader uses (agent, queue, tid; -1: not given).
+    /// A slice's debug annotations the reader uses (agent, queue, tid, corr_id; -1: not given).
     struct SliceArgs {
-        qint64 agent = -1, queue = -1, tid = -1;
+        qint64 agent = -1, queue = -1, tid = -1, correlation = -1;
+        bool wantCorrelation = false;  ///< corr_id is read for the host lanes only
     };
     static void debugAnnotation(protozero::pbf_reader a, const Sequence &seq, SliceArgs &args);
     /// A BEGIN or INSTANT event: a slice opened on its track (an instant marker kept as a mark).
@@ -231,6 +239,12 @@ private:
     qint64 m_unmatchedEnds = 0;
     qint64 m_events = 0;
     qint64 m_hipCalls = 0;
+    // The Timeline's host lanes (the window's reading only): each BEGIN's corr_id (by index into
+    // m_begins) and each kernel's (by index into m_kernels).
+    std::optional<kernels::HostLanesBuilder> m_lanes;
+    std::vector<qint64> m_beginCorrelations, m_kernelCorrelations;
+    static constexpr qint64 kUnknownPid = -2;
+    qint64 m_onlyPid = kUnknownPid;  ///< the pid of every track that has one (0: several or none)
 };
 
 bool Reader::feed(const char *data, size_t size)
@@ -520,6 +534,8 @@ void Reader::debugAnnotation(protozero::pbf_reader a, const Sequence &seq, Slice
         args.queue = number;
     else if (annotation == "tid" && isNumber)
         args.tid = number;
+    else if (args.wantCorrelation && isNumber && annotation == "corr_id")
+        args.correlation = number;
 }
 
 void Reader::sliceStart(quint64 type, quint64 track, std::string_view name, const std::string &category, qint64 ts,
@@ -541,6 +557,8 @@ void Reader::sliceStart(quint64 type, quint64 track, std::string_view name, cons
     if (type == track_event::kSliceBegin) {
         m_marks[track].push_back({ts, std::uint32_t(m_begins.size())});
         m_begins.push_back(open);
+        if (m_lanes)
+            m_beginCorrelations.push_back(args.correlation);
     } else if (kind == Kind::Marker) {
         m_markers.push_back({open.name, ts, ts, track, args.agent, args.queue, args.tid});
     }
@@ -553,6 +571,7 @@ void Reader::trackEvent(protozero::pbf_reader event, Sequence &seq, qint64 ts)
     std::string nameStorage;
     std::string category;
     SliceArgs args;
+    args.wantCorrelation = m_lanes.has_value();
     while (event.next()) {
         switch (event.tag()) {
         case track_event::kType: type = (want(event, protozero::pbf_wire_type::varint), event.get_enum()); break;
@@ -653,7 +672,11 @@ void Reader::pairSlices()
         const OpenSlice &o = m_begins[begin];
         const Slice slice{o.name, o.startNs, end.first, end.second, o.agent, o.queue, o.tid};
         switch (o.kind) {
-        case Kind::Kernel: m_kernels.push_back(slice); break;
+        case Kind::Kernel:
+            m_kernels.push_back(slice);
+            if (m_lanes)
+                m_kernelCorrelations.push_back(m_beginCorrelations[begin]);
+            break;
         case Kind::Marker: m_markers.push_back(slice); break;
         case Kind::RuntimeCall:
             if (slice.endNs >= slice.startNs) {
@@ -661,12 +684,20 @@ void Reader::pairSlices()
                 if (m_strings[o.category].rfind("cuda", 0) == 0)
                     m_trace.host.runtimeName = QStringLiteral("CUDA");
                 m_trace.host.runtimeCalls.push_back({slice.startNs, slice.endNs});
+                if (m_lanes) {
+                    const std::uint16_t thread = laneThread(slice.track, slice.tid);
+                    if (const qint64 c = m_beginCorrelations[begin]; c >= 0)
+                        m_lanes->addRuntime(m_strings[o.name], thread, slice.startNs, slice.endNs, c);
+                    else
+                        m_lanes->add(HostSliceKind::Runtime, m_strings[o.name], thread, slice.startNs, slice.endNs);
+                }
             }
             break;
         case Kind::Other: break;
         }
     }
     m_marks.clear();
+    m_beginCorrelations = {};
 }
 
 std::optional<ReadOutcome> Reader::refusal(InputFileInfo &info, const QString &inputProblem)
@@ -709,8 +740,34 @@ qint64 Reader::pidOfTrack(quint64 uuid) const
     return qint64(-1);
 }
 
-void Reader::sweepKernel(const Slice &k, kernels::TimelineBuilder &timeline, std::vector<std::uint32_t> &globalIds,
-                         SliceCounts &c)
+std::uint16_t Reader::laneThread(quint64 track, qint64 tid)
+{
+    if (tid < 0) {
+        const auto t = m_tracks.find(track);
+        tid = t != m_tracks.end() ? t->second.tid : -1;
+    }
+    qint64 pid = pidOfTrack(track);
+    if (pid < 0) {
+        // rocprofv3 names the tracks of threads other than the main one without their process:
+        // a file of one process (as rocprofv3 writes one per process) gives them its pid.
+        if (m_onlyPid == kUnknownPid) {
+            m_onlyPid = 0;
+            for (const auto &[uuid, t] : m_tracks)
+                if (t.pid >= 0 && t.pid != m_onlyPid) {
+                    if (m_onlyPid != 0) {
+                        m_onlyPid = 0;
+                        break;
+                    }
+                    m_onlyPid = t.pid;
+                }
+        }
+        pid = m_onlyPid;
+    }
+    return m_lanes->threadOf(pid, std::max<qint64>(tid, 0));
+}
+
+void Reader::sweepKernel(const Slice &k, qint64 correlation, kernels::TimelineBuilder &timeline,
+                         std::vector<std::uint32_t> &globalIds, SliceCounts &c)
 {
     KernelReading &w = *m_sink.workbench.reading;
     ++c.rows;
@@ -734,6 +791,8 @@ void Reader::sweepKernel(const Slice &k, kernels::TimelineBuilder &timeline, std
     const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
     const qint64 queue = k.queue >= 0 ? k.queue : qint64(k.track & 0x7fffffffffffffffULL);
     const qint64 pid = pidOfTrack(k.track);
+    if (m_lanes && correlation >= 0)  // the kernel's side of its flow
+        m_lanes->addGpu(k.startNs, correlation, qint32(agent), qint32(queue));
     long long duration = 0;
     if (__builtin_sub_overflow(k.endNs, k.startNs, &duration) || duration <= 0) {
         ++(duration == 0 ? c.zeroRows : c.negativeRows);
@@ -770,6 +829,8 @@ void Reader::collectMarkers()
         const qint64 tid = m.tid >= 0 ? m.tid : (t != m_tracks.end() ? t->second.tid : -1);
         m_trace.host.ranges.push_back({QString::fromStdString(name), std::max<qint64>(pidOfTrack(m.track), 0),
                                        std::max<qint64>(tid, 0), m.startNs, m.endNs});
+        if (m_lanes && m.endNs > m.startNs)
+            m_lanes->add(kernels::markerKind(name), name, laneThread(m.track, m.tid), m.startNs, m.endNs);
     }
     if (!m_markers.empty() || m_hipCalls > 0)
         m_trace.host.files << m_rel;
@@ -878,15 +939,22 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     timeline.expectRows(qint64(m_kernels.size()));
     std::vector<std::uint32_t> globalIds(m_strings.size(), 0xffffffffu);
     SliceCounts counts;
-    for (const Slice &k : m_kernels)
-        sweepKernel(k, timeline, globalIds, counts);
+    for (std::size_t i = 0; i < m_kernels.size(); ++i)
+        sweepKernel(m_kernels[i], m_lanes ? m_kernelCorrelations[i] : -1, timeline, globalIds, counts);
     collectMarkers();
     streamDiagnostics(inputProblem);
     sliceDiagnostics(counts, timeline.streamOverflow());
     describe(info, counts);
     m_trace.files.push_back(info);
-    if (timeline.eventCount() > 0)
+    if (timeline.eventCount() > 0) {
         m_trace.timeline.files.push_back(timeline.take());
+        if (m_lanes && m_lanes->rangeCount() > 0) {
+            auto built = std::make_shared<HostLanes>(m_lanes->build());
+            kernels::hostLanesSummary(*built, m_lanes->threadOverflow(), m_rel,
+                                      QStringLiteral("its hip_api and marker_api slices"), m_trace.diagnostics);
+            m_trace.timeline.files.back().hostLanes = std::move(built);
+        }
+    }
     return ReadOutcome::Read;
 }
 

@@ -4,6 +4,7 @@
 #include "kernels/pushedfile.h"
 #include "kernels/accumulator.h"
 #include "kernels/namepool.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kernels/timelinebuilder.h"
 #include "pynumber.h"
 #include "syntax/jsonscanner.h"
@@ -246,6 +247,8 @@ public:
     Reader(const QString &rel, KernelSink &sink, KernelTrace &trace) : m_rel(rel), m_sink(sink), m_trace(trace), m_scanner(*this)
     {
         m_stack.reserve(16);
+        if (sink.keepHostLanes)
+            m_lanes.emplace();
     }
 
     /// Feeds one chunk at absolute offset `offset` (offsets follow on). False: stop (bad JSON).
@@ -282,8 +285,9 @@ private:
     QString syntaxWhere() const;
     std::optional<ReadOutcome> refusal(InputFileInfo &info, const QString &inputProblem);
     Process::Symbol *symbolOf(const Dispatch &d, Process &proc);
-    void sweepDispatch(const Dispatch &d, kernels::TimelineBuilder &timeline, SweepCounts &c);
+    void sweepDispatch(const Dispatch &d, quint64 correlation, kernels::TimelineBuilder &timeline, SweepCounts &c);
     void collectMarkers();
+    void collectHipCalls();
     void inputDiagnostics(const QString &inputProblem);
     void dispatchDiagnostics(const SweepCounts &c, bool streamOverflow);
     void describe(InputFileInfo &info, const SweepCounts &c) const;
@@ -319,6 +323,11 @@ private:
     std::vector<Dispatch> m_dispatches;
     std::vector<MarkerRecord> m_markers;
     qint64 m_hipCalls = 0;
+    // The Timeline's host lanes (the window's reading only): the dispatches' internal correlation
+    // ids (by dispatch index) and the HIP calls as records.
+    std::optional<kernels::HostLanesBuilder> m_lanes;
+    std::vector<quint64> m_dispatchCorrelations;
+    std::vector<MarkerRecord> m_hipRecords;
     qint64 m_badRecords = 0;
     std::vector<std::pair<qint64, QString>> m_badRecordLines; ///< the first few: line, what
     qint64 m_repeatedRecords = 0;  ///< records with a member twice
@@ -921,6 +930,7 @@ void Reader::readDispatch(simdjson::dom::object o)
     Dispatch d;
     d.process = int(m_processes.size()) - 1;
     bool haveStart = false, haveEnd = false, haveAgent = false, haveKernel = false;
+    quint64 internal = 0;  ///< the HIP call's correlation (host lanes only)
     // Later copies of a member replace earlier ones (json.loads keeps the last): each value is
     // reset before it is read again.
     SeenMembers seen;
@@ -943,6 +953,9 @@ void Reader::readDispatch(simdjson::dom::object o)
             simdjson::dom::element ext;
             if (domLastMember(field.value, "external", ext))
                 domHandle(ext, d.external);
+            internal = 0;
+            if (m_lanes && domLastMember(field.value, "internal", ext))
+                domHandle(ext, internal);
         } else if (key == "dispatch_info") {
             seen.see(4, "dispatch_info");
             seen.forget(kInfoMembers);
@@ -971,6 +984,8 @@ void Reader::readDispatch(simdjson::dom::object o)
         return badRecord("a kernel dispatch without integer start_timestamp, end_timestamp, "
                          "dispatch_info.agent_id or dispatch_info.kernel_id");
     m_dispatches.push_back(d);
+    if (m_lanes)
+        m_dispatchCorrelations.push_back(internal);
 }
 
 void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
@@ -1014,6 +1029,8 @@ void Reader::readTimedRecord(simdjson::dom::object o, Capture kind)
     if (kind == Capture::HipCall) {
         ++m_hipCalls;
         m_trace.host.runtimeCalls.push_back({r.startNs, r.endNs});
+        if (m_lanes)
+            m_hipRecords.push_back(r);
     } else {
         m_markers.push_back(r);
     }
@@ -1064,7 +1081,7 @@ Process::Symbol *Reader::symbolOf(const Dispatch &d, Process &proc)
     return it != proc.symbols.end() ? &it->second : nullptr;
 }
 
-void Reader::sweepDispatch(const Dispatch &d, kernels::TimelineBuilder &timeline, SweepCounts &c)
+void Reader::sweepDispatch(const Dispatch &d, quint64 correlation, kernels::TimelineBuilder &timeline, SweepCounts &c)
 {
     KernelReading &w = *m_sink.workbench.reading;
     Process &proc = m_processes[size_t(d.process)];
@@ -1092,6 +1109,8 @@ void Reader::sweepDispatch(const Dispatch &d, kernels::TimelineBuilder &timeline
     const qint64 agent = agentIt->second.logicalNodeId;
     const std::string label = agent < 0 ? std::string() : "Agent " + std::to_string(agent);
     const qint64 pid = proc.pidKnown ? proc.pid : -1;
+    if (m_lanes && correlation != 0)  // the kernel's side of its flow (0: no internal id)
+        m_lanes->addGpu(d.startNs, qint64(correlation), qint32(agent), qint32(d.queue));
     long long duration = 0;
     if (__builtin_sub_overflow(d.endNs, d.startNs, &duration) || duration <= 0) {
         ++(duration == 0 ? c.zeroRows : c.negativeRows);
@@ -1143,6 +1162,12 @@ void Reader::collectMarkers()
             continue;
         m_trace.host.ranges.push_back({name, proc.pidKnown ? proc.pid : 0, r.tid, r.startNs, r.endNs});
         ++markerRanges;
+        if (m_lanes && r.endNs > r.startNs) {
+            const QByteArray text = name.toUtf8();
+            const std::string_view view(text.constData(), std::size_t(text.size()));
+            m_lanes->add(kernels::markerKind(view), view, m_lanes->threadOf(proc.pidKnown ? proc.pid : 0, r.tid),
+                         r.startNs, r.endNs);
+        }
     }
     if (markerRanges > 0 || m_hipCalls > 0)
         m_trace.host.files << m_rel;
@@ -1230,6 +1255,25 @@ void Reader::describe(InputFileInfo &info, const SweepCounts &c) const
     info.rowsSkipped = c.skipped;
 }
 
+/// The HIP calls as host ranges (host lanes only), named by their operation in
+/// strings.buffer_records, with their internal correlation id (the dispatches' too).
+void Reader::collectHipCalls()
+{
+    for (const MarkerRecord &r : m_hipRecords) {
+        const Process &proc = m_processes[size_t(r.process)];
+        std::string_view name = "HIP call";
+        if (r.kind < proc.kindNames.size() && r.operation < proc.kindNames[r.kind].second.size() &&
+            !proc.kindNames[r.kind].second[r.operation].empty())
+            name = proc.kindNames[r.kind].second[r.operation];
+        const std::uint16_t thread = m_lanes->threadOf(proc.pidKnown ? proc.pid : 0, r.tid);
+        if (r.correlation != 0)
+            m_lanes->addRuntime(name, thread, r.startNs, r.endNs, qint64(r.correlation));
+        else
+            m_lanes->add(HostSliceKind::Runtime, name, thread, r.startNs, r.endNs);
+    }
+    m_hipRecords = {};
+}
+
 ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
 {
     if (const std::optional<ReadOutcome> refused = refusal(info, inputProblem))
@@ -1238,17 +1282,26 @@ ReadOutcome Reader::finish(InputFileInfo &info, const QString &inputProblem)
     kernels::TimelineBuilder timeline(kFormat, m_rel);
     timeline.expectRows(qint64(m_dispatches.size()));
     SweepCounts counts;
-    for (const Dispatch &d : m_dispatches)
-        sweepDispatch(d, timeline, counts);
+    for (std::size_t i = 0; i < m_dispatches.size(); ++i)
+        sweepDispatch(m_dispatches[i], m_lanes ? m_dispatchCorrelations[i] : 0, timeline, counts);
     // Markers: roctx ranges named by their message (as rocprofv3's marker CSV and pftrace do).
     collectMarkers();
+    if (m_lanes)
+        collectHipCalls();
     // What the file said, its row, its timeline.
     inputDiagnostics(inputProblem);
     dispatchDiagnostics(counts, timeline.streamOverflow());
     describe(info, counts);
     m_trace.files.push_back(info);
-    if (timeline.eventCount() > 0)
+    if (timeline.eventCount() > 0) {
         m_trace.timeline.files.push_back(timeline.take());
+        if (m_lanes && m_lanes->rangeCount() > 0) {
+            auto built = std::make_shared<HostLanes>(m_lanes->build());
+            kernels::hostLanesSummary(*built, m_lanes->threadOverflow(), m_rel,
+                                      QStringLiteral("its hip_api and marker_api records"), m_trace.diagnostics);
+            m_trace.timeline.files.back().hostLanes = std::move(built);
+        }
+    }
     return ReadOutcome::Read;
 }
 

@@ -2,6 +2,7 @@
 
 #include "dbcommon.h"
 #include "kernels/accumulator.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kernels/namepool.h"
 #include "rocpd/rocpdfile.h"
 
@@ -233,15 +234,24 @@ struct ApiRead {
 };
 
 /// API calls and markers of rocpd_api into `host`: UserMarker rows are marker ranges (their text
-/// from `args`), the tracer's overhead records are counted, the rest are runtime calls.
+/// from `args`), the tracer's overhead records are counted, the rest are runtime calls. With
+/// `lanes`, the same as host ranges with their names, threads and ids (the runtime calls'
+/// correlation: rocpd_api_ops joins a call's id to the ops it launched).
 ApiRead readApi(const RpdFile &file, dbread::StringLookup &strings, dbread::StringLookup &args, HostActivity &host,
-                dbread::RowTicker &ticker)
+                dbread::RowTicker &ticker, kernels::HostLanesBuilder *lanes)
 {
     ApiRead out;
-    std::unordered_map<qint64, std::pair<ApiClass, bool>> apiNames; ///< id -> (class, a CUDA name)
+    struct ApiName {
+        ApiClass cls;
+        bool cuda;         ///< a CUDA name (the CUPTI source)
+        std::string name;  ///< as the lanes show it
+    };
+    std::unordered_map<qint64, ApiName> apiNames;
     out.ok = dbread::eachRow(
-        file.db(), file.guard(), "SELECT pid, tid, start, \"end\", apiName_id, args_id FROM rocpd_api", out.error,
-        [&](sqlite3_stmt *st) {
+        file.db(), file.guard(),
+        lanes ? "SELECT pid, tid, start, \"end\", apiName_id, args_id, id FROM rocpd_api"
+              : "SELECT pid, tid, start, \"end\", apiName_id, args_id FROM rocpd_api",
+        out.error, [&](sqlite3_stmt *st) {
             ++out.apiRows;
             const qint64 nameId = sqlite3_column_int64(st, 4);
             auto it = apiNames.find(nameId);
@@ -251,9 +261,9 @@ ApiRead readApi(const RpdFile &file, dbread::StringLookup &strings, dbread::Stri
                 const ApiClass cls = n.empty() ? ApiClass::Overhead : classifyApi(n);
                 if (cls == ApiClass::Overhead)
                     out.overheadNames.emplace(n.empty() ? "(no name)" : n, 0);
-                it = apiNames.emplace(nameId, std::make_pair(cls, n.rfind("cu", 0) == 0)).first;
+                it = apiNames.emplace(nameId, ApiName{cls, n.rfind("cu", 0) == 0, n}).first;
             }
-            const ApiClass cls = it->second.first;
+            const ApiClass cls = it->second.cls;
             if (cls == ApiClass::Overhead) {
                 ++out.overheadRows;
                 return ticker.tick();
@@ -272,16 +282,48 @@ ApiRead readApi(const RpdFile &file, dbread::StringLookup &strings, dbread::Stri
                 m.thread = sqlite3_column_int64(st, 1);
                 m.startNs = startNs;
                 m.endNs = endNs;
+                if (lanes && endNs > startNs) {
+                    const std::string_view name = text ? std::string_view(*text) : std::string_view();
+                    lanes->add(kernels::markerKind(name), name, lanes->threadOf(m.process, m.thread), startNs, endNs);
+                }
                 host.ranges.push_back(m);
                 ++out.markers;
             } else {
                 host.runtimeCalls.push_back({startNs, endNs});
                 ++out.runtimeCalls;
-                out.cudaCalls += it->second.second;
+                out.cudaCalls += it->second.cuda;
+                if (lanes)
+                    lanes->addRuntime(it->second.name,
+                                      lanes->threadOf(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)),
+                                      startNs, endNs, sqlite3_column_int64(st, 6));
             }
             return ticker.tick();
         });
     return out;
+}
+
+/// The ops' launching calls (rocpd_api_ops) as GPU correlations, by the ops' places on the
+/// timeline (gpuId, queueId, start). False with `problem` set when the file cannot say.
+bool readLaunches(const RpdFile &file, kernels::HostLanesBuilder &lanes, QString &problem)
+{
+    // Checked as the other tables are: a view or a generated column is never queried.
+    if (const QStringList unsafe = dbread::unsafeTables(file.source, {"rocpd_api_ops"}); !unsafe.isEmpty()) {
+        problem = QStringLiteral("rocpd_api_ops is not read (%1)").arg(unsafe.join(QStringLiteral(", ")));
+        return false;
+    }
+    QString error;
+    const bool ok = dbread::eachRow(
+        file.db(), file.guard(),
+        "SELECT o.start, l.api_id, o.gpuId, o.queueId FROM rocpd_api_ops l JOIN rocpd_op o ON o.id = l.op_id", error,
+        [&](sqlite3_stmt *st) {
+            if (isInteger(st, 0) && isInteger(st, 1) && isInteger(st, 2) && isInteger(st, 3))
+                lanes.addGpu(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                             qint32(sqlite3_column_int64(st, 2)), qint32(sqlite3_column_int64(st, 3)));
+            return true;
+        });
+    if (!ok)
+        problem = QStringLiteral("rocpd_api_ops cannot be read (%1)").arg(error);
+    return ok;
 }
 
 /// rocpd_monitor, counted only (the model has no place for clock samples): rows and kinds.
@@ -473,9 +515,19 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
     // API calls and markers → host activity.
     dbread::StringLookup args(file.db(), file.argsTable, QStringLiteral("string"));
     args.describeWith(file.guard());
-    const ApiRead api = readApi(file, strings, args, trace.host, ticker);
+    // The window's reading keeps the host side as the Timeline's lanes too.
+    std::optional<kernels::HostLanesBuilder> lanes;
+    if (sink.keepHostLanes)
+        lanes.emplace();
+    const ApiRead api = readApi(file, strings, args, trace.host, ticker, lanes ? &*lanes : nullptr);
     if (ticker.cancelled())
         return ReadOutcome::Cancelled;
+    QString launchProblem;
+    if (lanes && lanes->rangeCount() > 0 && !readLaunches(file, *lanes, launchProblem))
+        trace.diagnostics.push_back({Severity::Info, rel, 0,
+                                     QStringLiteral("%1: the Timeline cannot join its kernels to the runtime calls "
+                                                    "that launched them")
+                                         .arg(launchProblem)});
 
     // Finish: diagnostics, the file's row, its timeline.
     Diagnostics &diags = trace.diagnostics;
@@ -500,6 +552,11 @@ ReadOutcome readRpdDatabase(const QString &path, const QString &rel, KernelSink 
                        diags);
     describeFile(row.info, file.version, ops, ops.nullRows + ops.noNameRows + counts.skippedKernels);
     trace.files.push_back(row.info);
+    if (events > 0 && lanes && lanes->rangeCount() > 0) {
+        auto built = std::make_shared<HostLanes>(lanes->build());
+        kernels::hostLanesSummary(*built, lanes->threadOverflow(), rel, QStringLiteral("rocpd_api and rocpd_api_ops"), diags);
+        timelineFile.hostLanes = std::move(built);
+    }
     if (events > 0)
         trace.timeline.files.push_back(std::move(timelineFile));
     if (progress)

@@ -3,10 +3,11 @@
 /// (kineto/eventconsumer.h): every host range of interest (steps, data loading, annotations,
 /// `nn.Module` ranges, CPU operators, runtime calls) is kept as one 24-byte record while the
 /// document streams past, with the correlation ids of the runtime calls and of the GPU events;
-/// once it ends, the records are laid out lane by lane (thread, depth) for the Timeline. It
+/// once it ends, the records are laid out lane by lane (thread, depth) for the Timeline
+/// (kernels/hostlanesbuilder.h, as for the other formats' host sides). It
 /// finishes after KinetoConsumer and hangs its result on the GpuTimelineFile that one wrote.
 
-#include "kernels/namepool.h"
+#include "kernels/hostlanesbuilder.h"
 #include "kineto/eventconsumer.h"
 #include "results/hostlanes.h"
 
@@ -40,21 +41,13 @@ private:
     struct Thread {
         std::string pid, tid;  ///< the tokens as written (a key, and the label's numbers)
     };
-    struct RawRuntime {
-        std::uint32_t slice;  ///< index into m_slices
-        qint64 correlation;
-    };
     void onHost(const kineto::KinetoEvent &event, HostSliceKind kind, qint64 beginNs, qint64 endNs);
     void onGpu(const kineto::KinetoEvent &event, qint64 beginNs);
     std::uint16_t threadOf(std::string_view pid, std::string_view tid);
 
-    kernels::NamePool m_names;
-    std::vector<Thread> m_threads;
+    kernels::HostLanesBuilder m_lanes;
+    std::vector<Thread> m_threads;  ///< by the builder's thread index
     std::uint16_t m_lastThread = 0;
-    std::vector<HostSlice> m_slices;  ///< document order; depth is set by build()
-    std::vector<RawRuntime> m_runtime;  ///< by slice index
-    std::vector<GpuCorrelation> m_gpu;  ///< document order
-    qint64 m_threadOverflow = 0;        ///< events of threads past the 65,535th (left out)
 };
 
 } // namespace goblin::workbench

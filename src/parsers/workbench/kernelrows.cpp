@@ -3,6 +3,7 @@
 #include "columnresolver.h"
 #include "syntax/csvreader.h"
 #include "kernels/celltext.h"
+#include "kernels/hostlanesbuilder.h"
 #include "pynumber.h"
 
 #include <algorithm>
@@ -112,6 +113,8 @@ void KernelRows::useLayout(KernelLayout layout, const QStringList &header)
     m_queueColumn = resolveExactColumn(m_header, {QStringLiteral("Queue_Id"), QStringLiteral("Stream_Id"),
                                                   QStringLiteral("queue-id")})
                         .index;
+    m_correlationColumn =
+        m_keepCorrelations ? resolveExactColumn(m_header, {QStringLiteral("Correlation_Id")}).index : -1;
 }
 
 void KernelRows::onHeader(const std::vector<std::string_view> &fields, const CsvReader &reader, bool search)
@@ -297,6 +300,13 @@ void KernelRows::onRecord(const std::vector<std::string_view> &fields, const Csv
             std::from_chars(q.data(), q.data() + q.size(), queue);
         }
         m_timeline.addKernel(m_names(layout.name, name), name, m_filePid, device, queue, startNs, endNs);
+        if (m_correlationColumn >= 0) {
+            qint64 correlation = 0;
+            const std::string_view c =
+                m_correlationColumn < fieldCount ? pythonStrip(fields[size_t(m_correlationColumn)]) : std::string_view();
+            if (!c.empty() && std::from_chars(c.data(), c.data() + c.size(), correlation).ec == std::errc())
+                m_correlations.push_back({startNs, correlation, qint32(device), qint32(queue)});
+        }
     }
     if (durationNs <= 0) {
         ++(durationNs < 0 ? m_negativeRows : m_zeroRows);
@@ -397,8 +407,17 @@ void KernelRows::noteDialect(InputFileInfo &info) const
 
 void KernelRows::finishTimeline(bool cancelled)
 {
-    if (!cancelled && m_timeline.eventCount() > 0)
+    if (!cancelled && m_timeline.eventCount() > 0) {
         m_trace.timeline.files.push_back(m_timeline.take());
+        if (m_keepCorrelations) {
+            // The kernels' side of the flows (none without a Correlation_Id column); the loader adds
+            // the API traces' calls, or drops it.
+            auto lanes = std::make_shared<HostLanes>();
+            lanes->gpuByPlace = kernels::sortedByPlace(m_correlations);
+            m_trace.timeline.files.back().hostLanes = std::move(lanes);
+        }
+    }
+    m_correlations = {};
     if (m_timeline.streamOverflow())
         m_trace.diagnostics.push_back(
             {Severity::Warning, m_rel, 0,

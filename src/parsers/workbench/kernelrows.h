@@ -8,6 +8,7 @@
 #include "kernels/accumulator.h"
 #include "kernels/namepool.h"
 #include "kernels/timelinebuilder.h"
+#include "results/hostlanes.h"
 #include "workbench/kernellayouts.h"
 
 #include <QString>
@@ -50,6 +51,10 @@ public:
     void finishTimeline(bool cancelled);
 
     bool usable() const { return m_layout.usable; }
+    /// Keep each kernel's Correlation_Id (the HIP call that launched it, in the API traces) for the
+    /// Timeline's flows: the file's GpuTimelineFile::hostLanes then holds them (gpuByPlace only;
+    /// the loader adds the host side). Before onHeader().
+    void keepCorrelations(bool keep) { m_keepCorrelations = keep; }
 
 private:
     void useLayout(KernelLayout layout, const QStringList &header);
@@ -68,6 +73,9 @@ private:
     int m_headerCount = 0;
     int m_maxNeeded = -1;
     int m_queueColumn = -1;
+    int m_correlationColumn = -1;  ///< only with m_keepCorrelations
+    bool m_keepCorrelations = false;
+    std::vector<GpuCorrelation> m_correlations;
     bool m_searching = false;
     int m_preambleLines = 0;
     QString m_firstLineText;
