@@ -216,9 +216,11 @@ void TestTorchPlans::everyPlanYieldsTheSameEvents_data()
     QTest::addColumn<bool>("decompress");
     // Up to 256 kB each (1-byte chunks cost a round per byte); gzip fixtures also decompressed
     // (a gzip document's ranges are segments of its inflated stream, a plain one's are seeked to).
+    // The decompressed form too only within that size: the small gzip bomb inflates to megabytes
+    // of which every plan would take 18 s (half the test, and past the timeout under ASan).
     for (const QString &f : torchFixtures(256 << 10)) {
         QTest::newRow(qPrintable(f)) << f << false;
-        if (f.endsWith(QLatin1String(".gz")))
+        if (f.endsWith(QLatin1String(".gz")) && decompressed(readAll(dataPath(f))).size() <= (256 << 10))
             QTest::newRow(qPrintable(f + QStringLiteral(" (decompressed)"))) << f << true;
     }
 }
