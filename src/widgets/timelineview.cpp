@@ -188,7 +188,7 @@ void TimelineView::updateSelection()
     m_selection->setText(summary.isEmpty() ? tr("Click a slice: a kernel shows the call and operator that launched it, an "
                                                 "operator or range the kernels it launched")
                                            : summary);
-    m_selection->setToolTip(summary);
+    m_selection->setToolTip(m_lanes->selected().valid() ? m_lanes->sliceName(m_lanes->selected()) + QLatin1Char('\n') + summary : summary);
 }
 
 void TimelineView::zoomToStep(int deviceIndex, int step)

@@ -794,7 +794,12 @@ QString TraceLanesView::selectionSummary() const
         what = kindName(h.kind);
         where = tr("thread %1 (pid %2), depth %3").arg(t.tid).arg(t.pid).arg(h.depth);
     }
-    QString line = tr("%1 — %2, %3 at %4, %5").arg(sliceName(m_selected), what, duration(double(b - a)), duration(double(a - m_originNs)), where);
+    // A templated kernel's name runs to hundreds of characters: cut in the middle, so that what
+    // launched it still shows (the line's tooltip has it whole).
+    QString name = sliceName(m_selected);
+    if (name.size() > kSummaryNameChars)
+        name = name.left(kSummaryNameChars / 2 - 1) + QStringLiteral("…") + name.right(kSummaryNameChars / 2);
+    QString line = tr("%1 — %2, %3 at %4, %5").arg(name, what, duration(double(b - a)), duration(double(a - m_originNs)), where);
     if (m_selected.gpu()) {
         if (m_flows.empty())
             line += f.hostLanes ? tr(" · no launching call in this trace (no correlation)") : QString();

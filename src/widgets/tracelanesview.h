@@ -49,6 +49,8 @@ public:
     /// Arrows drawn for one selection (a step launches thousands of kernels: they are counted,
     /// and the first ones get arrows).
     static constexpr int kMaxFlowArrows = 256;
+    /// Characters of a slice's name in selectionSummary() (longer ones are cut in the middle).
+    static constexpr int kSummaryNameChars = 72;
 
     explicit TraceLanesView(QWidget *parent = nullptr);
     ~TraceLanesView() override;

@@ -46,6 +46,7 @@ private slots:
     void rangeOfAStepEqualsItsBar();
     void shiftDragSelectsARange();
     void selectionLineNamesTheLaunch();
+    void selectionLineCutsLongNamesInTheMiddle();
     void deeperLevelsOnExpandOrZoom();
     void pickedBarZoomsTheLanes();
     void scopeLine();
@@ -617,8 +618,36 @@ void TestTraceLanes::selectionLineNamesTheLaunch()
     QVERIFY2(tab.selectionText().contains(QStringLiteral("launched by cudaLaunchKernel in aten::cudnn_convolution")),
              qPrintable(tab.selectionText()));
     QVERIFY(tab.selectionText().contains(QStringLiteral("GPU 0, stream 7")));
+    QVERIFY(tab.selectionText().size() < 200);
     QTest::keyClick(&view, Qt::Key_Escape);
     QVERIFY(tab.selectionText().startsWith(QStringLiteral("Click a slice")));
+}
+
+void TestTraceLanes::selectionLineCutsLongNamesInTheMiddle()
+{
+    // A rocprofv3 run with its HIP API trace: kernel names up to 717 characters (Python's csv
+    // over trace.csv). The line keeps both ends of the name and what launched the kernel.
+    const auto run = load(QStringLiteral("apitraces/rocprof-lanes"));
+    QVERIFY(run);
+    TraceLanesView view;
+    view.setRun(run.get());
+    const GpuTimelineFile *f = view.file(0);
+    QVERIFY(f && !f->devices.empty());
+    int longNames = 0;
+    for (quint32 i = 0; i < quint32(f->devices[0].events.size()); ++i) {
+        const TraceLanesView::SliceRef k{0, 0, i};
+        const QString name = view.sliceName(k);
+        if (name.size() <= TraceLanesView::kSummaryNameChars)
+            continue;
+        ++longNames;
+        view.select(k);
+        const QString line = view.selectionSummary();
+        QVERIFY2(line.startsWith(name.left(TraceLanesView::kSummaryNameChars / 2 - 1) + QStringLiteral("…")
+                                 + name.right(TraceLanesView::kSummaryNameChars / 2) + QStringLiteral(" — GPU kernel")),
+                 qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("launched by hip")), qPrintable(line));
+    }
+    QVERIFY(longNames > 0);
 }
 
 void TestTraceLanes::deeperLevelsOnExpandOrZoom()
