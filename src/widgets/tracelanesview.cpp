@@ -304,17 +304,21 @@ QString TraceLanesView::scopeText() const
     if (!m_timeline)
         return m_run ? tr("No GPU timeline and no host events in this run") : tr("Open a run to see its timeline");
     QStringList files, ranks, devices;
+    std::vector<qint64> deviceNumbers;
     int threads = 0;
     for (const FileRef &f : m_files) {
         files << f.file->file.section(QLatin1Char('/'), -1);
         if (f.file->rank)
             ranks << QString::number(*f.file->rank);
         for (const GpuDeviceTimeline &d : f.file->devices)
-            devices << QStringLiteral("d%1").arg(d.device);
+            deviceNumbers.push_back(d.device);
         if (f.file->hostLanes)
             threads += int(f.file->hostLanes->threads.size());
     }
-    devices.removeDuplicates();
+    std::sort(deviceNumbers.begin(), deviceNumbers.end());
+    deviceNumbers.erase(std::unique(deviceNumbers.begin(), deviceNumbers.end()), deviceNumbers.end());
+    for (const qint64 d : deviceNumbers)
+        devices << QStringLiteral("d%1").arg(d);
     QStringList parts;
     parts << (files.size() <= 3 ? files.join(QStringLiteral(", ")) : tr("%1 files").arg(files.size()));
     if (!ranks.isEmpty())
@@ -368,9 +372,16 @@ void TraceLanesView::rebuildRows()
                 row.lastShownDepth = lane.depth == shown - 1 && hl->threads[lane.thread].depths > shown;
                 m_rows.push_back(row);
             }
-        for (int dl = 0; dl < int(m_devices.size()); ++dl) {
-            if (m_devices[std::size_t(dl)].file != fi)
-                continue;
+        // A file's GPUs by device number (a trace may list d1 before d0).
+        std::vector<int> deviceOrder;
+        for (int dl = 0; dl < int(m_devices.size()); ++dl)
+            if (m_devices[std::size_t(dl)].file == fi)
+                deviceOrder.push_back(dl);
+        const GpuTimelineFile &f = *m_files[std::size_t(fi)].file;
+        std::stable_sort(deviceOrder.begin(), deviceOrder.end(), [&](int a, int b) {
+            return f.devices[std::size_t(m_devices[std::size_t(a)].device)].device < f.devices[std::size_t(m_devices[std::size_t(b)].device)].device;
+        });
+        for (int dl : deviceOrder) {
             for (int s : m_devices[std::size_t(dl)].streamOrder) {
                 Row row;
                 row.kind = Row::Gpu;

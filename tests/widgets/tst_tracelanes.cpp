@@ -50,6 +50,7 @@ private slots:
     void deeperLevelsOnExpandOrZoom();
     void pickedBarZoomsTheLanes();
     void scopeLine();
+    void gpusInDeviceOrder();
     void ranksOnTheirOwnClocksAreAligned();
     void ranksOnOneClockStayAsRecorded();
     void ranksCountingFromOtherBaseTimesShareOneClock();
@@ -701,6 +702,23 @@ void TestTraceLanes::scopeLine()
     for (const QString &part : {QStringLiteral("torch_profile.json"), QStringLiteral("1 GPU (d0)"), QStringLiteral("2 steps"),
                                 QStringLiteral("2 host threads")})
         QVERIFY2(scope.contains(part), qPrintable(scope));
+}
+
+void TestTraceLanes::gpusInDeviceOrder()
+{
+    // The generated Nsight export lists device 1's kernels first: rows and scope line still read
+    // d0 before d1.
+    const auto run = load(QStringLiteral("nsys/generated-2gpu.sqlite"));
+    QVERIFY(run);
+    TraceLanesView view;
+    view.setRun(run.get());
+    const GpuTimelineFile *f = view.file(0);
+    QVERIFY(f && f->devices.size() == 2);
+    const int d0 = f->devices[0].device == 0 ? 0 : 1, d1 = 1 - d0;
+    QCOMPARE(f->devices[std::size_t(d0)].device, qint64(0));
+    QVERIFY(view.gpuRow(0, d0, 0) >= 0);
+    QVERIFY(view.gpuRow(0, d0, 0) < view.gpuRow(0, d1, 0));
+    QVERIFY2(view.scopeText().contains(QStringLiteral("2 GPUs (d0, d1)")), qPrintable(view.scopeText()));
 }
 
 void TestTraceLanes::ranksOnTheirOwnClocksAreAligned()
