@@ -325,7 +325,7 @@ QString TraceLanesView::scopeText() const
         parts << (ranks.size() == 1 ? tr("rank %1").arg(ranks.front()) : tr("ranks %1").arg(ranks.join(QLatin1Char(','))));
     parts << (devices.size() == 1 ? tr("1 GPU (%1)").arg(devices.front())
                                   : tr("%1 GPUs (%2)").arg(devices.size()).arg(devices.join(QStringLiteral(", "))));
-    parts << (m_steps.size() == 1 ? tr("1 step") : tr("%1 steps").arg(m_steps.size()));
+    parts << (m_steps.empty() ? tr("no step marks") : m_steps.size() == 1 ? tr("1 step") : tr("%1 steps").arg(m_steps.size()));
     parts << (threads == 0   ? tr("no host events in the trace")
               : threads == 1 ? tr("1 host thread")
                              : tr("%1 host threads").arg(threads));

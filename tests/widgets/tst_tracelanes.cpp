@@ -51,6 +51,7 @@ private slots:
     void pickedBarZoomsTheLanes();
     void scopeLine();
     void gpusInDeviceOrder();
+    void scopeSaysWhenNoStepMarks();
     void ranksOnTheirOwnClocksAreAligned();
     void ranksOnOneClockStayAsRecorded();
     void ranksCountingFromOtherBaseTimesShareOneClock();
@@ -719,6 +720,17 @@ void TestTraceLanes::gpusInDeviceOrder()
     QVERIFY(view.gpuRow(0, d0, 0) >= 0);
     QVERIFY(view.gpuRow(0, d0, 0) < view.gpuRow(0, d1, 0));
     QVERIFY2(view.scopeText().contains(QStringLiteral("2 GPUs (d0, d1)")), qPrintable(view.scopeText()));
+}
+
+void TestTraceLanes::scopeSaysWhenNoStepMarks()
+{
+    // rocmProfileData's matmul sample: HIP calls and kernels, no marker naming a step.
+    const auto run = load(QStringLiteral("rpd/matmul_result.rpd"));
+    QVERIFY(run);
+    TraceLanesView view;
+    view.setRun(run.get());
+    QVERIFY2(view.scopeText().contains(QStringLiteral(" · no step marks · ")), qPrintable(view.scopeText()));
+    QVERIFY(!view.scopeText().contains(QStringLiteral("0 steps")));
 }
 
 void TestTraceLanes::ranksOnTheirOwnClocksAreAligned()
