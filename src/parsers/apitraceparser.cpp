@@ -132,7 +132,7 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
     const QRegularExpression &pattern = *compiled;
     // Step ranges per (process, thread): the steps are the thread with the most of them.
     std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> stepsByThread;
-    std::vector<TimeInterval> hipCalls;
+    std::vector<TimeInterval> hipCalls, dataLoading;
     qint64 bytesBefore = 0;
     for (const InputRow *row : inventory.apiTraces()) {
         QFile file(inventory.filePath(*row));
@@ -217,6 +217,10 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
                     continue;  // roctxMarkA: an instant, no range
                 const QString name = QString::fromUtf8(fn.data(), qsizetype(fn.size()));
                 const bool step = pattern.match(name).hasMatch();
+                if (!step && kernels::markerKind(fn) == HostSliceKind::DataLoading) {
+                    ++out.dataLoadingRanges;
+                    dataLoading.push_back({*start, *end});
+                }
                 const auto [pid, tid] = lane();
                 if (hostLanes)
                     hostLanes->add(step ? HostSliceKind::Step : kernels::markerKind(fn), fn,
@@ -249,6 +253,7 @@ ApiTraces parseApiTraces(const RunInventory &inventory, const QString &stepPatte
     }
     out.steps = chooseSteps(stepsByThread);
     out.hostApiBusy = unionOf(std::move(hipCalls));
+    out.dataLoading = unionOf(std::move(dataLoading));
     if (progress)
         progress(bytesBefore);
     return out;
@@ -263,16 +268,25 @@ ApiTraces apiTracesFrom(const HostActivity &host, const QString &stepPattern)
     if (!compiled)
         return out;
     std::map<std::pair<qint64, qint64>, std::vector<StepWindow>> stepsByThread;
+    std::vector<TimeInterval> dataLoading;
     for (const MarkerRange &r : host.ranges) {
         ++out.markerRanges;
-        if (r.endNs <= r.startNs || !compiled->match(r.name).hasMatch())
+        if (r.endNs <= r.startNs)
             continue;
+        if (!compiled->match(r.name).hasMatch()) {
+            if (r.name.contains(QLatin1String("DataLoader"))) {  // kernels::markerKind's rule
+                ++out.dataLoadingRanges;
+                dataLoading.push_back({r.startNs, r.endNs});
+            }
+            continue;
+        }
         ++out.stepRanges;
         stepsByThread[{r.process, r.thread}].push_back({r.name, r.startNs, r.endNs, false, false});
     }
     out.steps = chooseSteps(stepsByThread);
     out.hipCalls = qint64(host.runtimeCalls.size());
     out.hostApiBusy = unionOf(host.runtimeCalls);
+    out.dataLoading = unionOf(std::move(dataLoading));
     return out;
 }
 
@@ -320,6 +334,19 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
                                        QStringLiteral("the roctx step ranges of %1 lie outside this kernel trace's "
                                                       "span (another clock or another run): not used as its steps")
                                            .arg(files)});
+            }
+        }
+        if (!api.dataLoading.empty() && file.dataLoading.empty()) {
+            const bool inSpan = std::any_of(api.dataLoading.begin(), api.dataLoading.end(),
+                                            [&](const TimeInterval &i) { return overlaps(i.startNs, i.endNs); });
+            if (inSpan) {
+                file.dataLoading = api.dataLoading;
+                given = true;
+                diagnostics.push_back({Severity::Info, file.file, 0,
+                                       QStringLiteral("data loading from the marker ranges of %1 that name a DataLoader "
+                                                      "(%2 ranges): GPU idle inside them is data wait")
+                                           .arg(files)
+                                           .arg(api.dataLoadingRanges)});
             }
         }
         if (!api.hostApiBusy.empty() && file.hostBusy.empty()) {

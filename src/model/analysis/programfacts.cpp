@@ -68,6 +68,13 @@ ProgramFacts decideProgram(const RunAnalysis &run)
     ProgramFacts out;
     out.dataLoaderOps = t.dataLoaderOps;
     out.dataLoadingSeen = t.hasDataLoader;
+    // A kernel trace's marker ranges that name a DataLoader (roctx, NVTX): its data loading,
+    // counted as ranges (merged where they overlap).
+    for (const GpuTimelineFile &f : run.kernels.timeline.files)
+        if (!f.dataLoading.empty()) {
+            out.dataLoadingSeen = true;
+            out.dataLoaderOps += qint64(f.dataLoading.size());
+        }
     out.capturesGraphs = t.capturesGraphs;
     out.replaysGraphs = t.replaysGraphs;
     out.profilerRanges = t.profilerRanges;

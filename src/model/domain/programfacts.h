@@ -37,7 +37,7 @@ struct ProgramFacts {
     QString program;   ///< the program the names show: "llama.cpp (ggml)", "nvFuser"; empty when PyTorch or unknown
     bool pytorch = false;        ///< PyTorch ran it (CPU operators, or at::native / Triton kernels)
     bool dataLoadingSeen = false;  ///< a DataLoader range or op in some trace (the only data-wait evidence)
-    qint64 dataLoaderOps = 0;
+    qint64 dataLoaderOps = 0;  ///< DataLoader ops of the torch traces, and a kernel trace's DataLoader marker ranges
     bool capturesGraphs = false;
     bool replaysGraphs = false;
     qint64 profilerRanges = 0;   ///< cuda_profiler_range events

@@ -39,6 +39,10 @@ struct ApiTraces {
     qint64 markerRanges = 0;              ///< roctx ranges read (every name)
     qint64 stepRanges = 0;                ///< … whose name matched the pattern (all threads)
     std::vector<TimeInterval> hostApiBusy;  ///< union of the HIP calls (all threads), sorted, disjoint
+    /// Union of the marker ranges that name a DataLoader (as the host lanes draw them), sorted,
+    /// disjoint: GPU idle inside them is data wait, as inside a torch trace's DataLoader ranges.
+    std::vector<TimeInterval> dataLoading;
+    qint64 dataLoadingRanges = 0;
     qint64 hipCalls = 0;                  ///< runtime calls (HIP, or CUDA for an nsys export)
     QString runtimeName = QStringLiteral("HIP");
     Diagnostics diagnostics;

@@ -112,6 +112,23 @@ private slots:
                  qPrintable(QStringLiteral("idle buckets %1 s, true idle %2 s").arg(waste).arg(idleS)));
     }
 
+    void dataLoaderMarkersGiveDataWait()
+    {
+        // apitraces/rocprof-lanes: each roctx step range opens with an enumerate(DataLoader)
+        // marker range over an idle GPU. Counted with Python's csv module over the two CSVs: the
+        // GPU idle inside the DataLoader ranges of the 4 steps is 10.408428, 8.972682, 9.640739
+        // and 8.890650 ms, a mean of 9.47812475 ms. The Timeline draws those ranges as data
+        // loading; the budget must call that idle time data wait, not host gap.
+        const LoadResult loaded = loadRun(QStringLiteral(GOBLIN_TEST_DATA "/apitraces/rocprof-lanes"));
+        QVERIFY2(loaded.run, qPrintable(loaded.error));
+        const RunAnalysis &run = *loaded.run;
+        QVERIFY(hasDiagnostic(run, QStringLiteral("data loading from the marker ranges"), Severity::Info));
+        const Derived derived = deriveResults(run, HeuristicsProfile::Workbench, Thresholds{});
+        QCOMPARE(derived.quantities[QuantityKey::StepTimeS].state, ValueState::Measured);
+        const double dataWaitS = derived.metrics.wasteBudget.dataWait;
+        QVERIFY2(std::abs(dataWaitS - 9.47812475e-3) <= 1e-9, qPrintable(QString::number(dataWaitS, 'g', 12)));
+    }
+
     void patternDecidesWhichRangesAreSteps()
     {
         const LoadResult loaded = loadRun(RunSource{fixture(), {}, QStringLiteral("epoch \\d+")});
