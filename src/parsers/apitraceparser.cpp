@@ -336,33 +336,26 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
                                            .arg(files)});
             }
         }
-        if (!api.dataLoading.empty() && file.dataLoading.empty()) {
-            const bool inSpan = std::any_of(api.dataLoading.begin(), api.dataLoading.end(),
-                                            [&](const TimeInterval &i) { return overlaps(i.startNs, i.endNs); });
-            if (inSpan) {
-                file.dataLoading = api.dataLoading;
-                given = true;
-                diagnostics.push_back({Severity::Info, file.file, 0,
-                                       QStringLiteral("data loading from the marker ranges of %1 that name a DataLoader "
-                                                      "(%2 ranges): GPU idle inside them is data wait")
-                                           .arg(files)
-                                           .arg(api.dataLoadingRanges)});
-            }
-        }
-        if (!api.hostApiBusy.empty() && file.hostBusy.empty()) {
-            const bool inSpan = std::any_of(api.hostApiBusy.begin(), api.hostApiBusy.end(),
-                                            [&](const TimeInterval &i) { return overlaps(i.startNs, i.endNs); });
-            if (inSpan) {
-                file.hostBusy = api.hostApiBusy;
-                given = true;
-                diagnostics.push_back({Severity::Info, file.file, 0,
-                                       QStringLiteral("host activity from the %3 calls of %1 (%2 calls): the host is "
-                                                      "busy while it runs a %3 runtime call")
-                                           .arg(files)
-                                           .arg(api.hipCalls)
-                                           .arg(api.runtimeName)});
-            }
-        }
+        // Intervals the file lacks, given when some lie in its span (else another clock or run).
+        const auto giveInSpan = [&](const std::vector<TimeInterval> &from, std::vector<TimeInterval> &to, const QString &what) {
+            if (from.empty() || !to.empty()
+                || !std::any_of(from.begin(), from.end(), [&](const TimeInterval &i) { return overlaps(i.startNs, i.endNs); }))
+                return;
+            to = from;
+            given = true;
+            diagnostics.push_back({Severity::Info, file.file, 0, what});
+        };
+        giveInSpan(api.dataLoading, file.dataLoading,
+                   QStringLiteral("data loading from the marker ranges of %1 that name a DataLoader (%2 ranges): GPU idle "
+                                  "inside them is data wait")
+                       .arg(files)
+                       .arg(api.dataLoadingRanges));
+        giveInSpan(api.hostApiBusy, file.hostBusy,
+                   QStringLiteral("host activity from the %3 calls of %1 (%2 calls): the host is busy while it runs a %3 "
+                                  "runtime call")
+                       .arg(files)
+                       .arg(api.hipCalls)
+                       .arg(api.runtimeName));
     }
     return given;
 }
