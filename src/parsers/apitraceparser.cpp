@@ -290,6 +290,23 @@ ApiTraces apiTracesFrom(const HostActivity &host, const QString &stepPattern)
     return out;
 }
 
+namespace {
+
+/// [first start, last end] of a file's GPU events; false when it has none.
+bool kernelSpan(const GpuTimelineFile &file, qint64 &firstNs, qint64 &lastNs)
+{
+    bool any = false;
+    for (const GpuDeviceTimeline &d : file.devices)
+        for (const GpuEvent &e : d.events) {
+            firstNs = any ? std::min(firstNs, e.startNs) : e.startNs;
+            lastNs = any ? std::max(lastNs, e.endNs) : e.endNs;
+            any = true;
+        }
+    return any;
+}
+
+} // namespace
+
 bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics &diagnostics)
 {
     if (api.empty())
@@ -305,14 +322,7 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
     bool given = false;
     for (GpuTimelineFile &file : kernelTrace.files) {
         qint64 firstNs = 0, lastNs = 0;
-        bool any = false;
-        for (const GpuDeviceTimeline &d : file.devices)
-            for (const GpuEvent &e : d.events) {
-                firstNs = any ? std::min(firstNs, e.startNs) : e.startNs;
-                lastNs = any ? std::max(lastNs, e.endNs) : e.endNs;
-                any = true;
-            }
-        if (!any)
+        if (!kernelSpan(file, firstNs, lastNs))
             continue;
         const auto overlaps = [&](qint64 s, qint64 e) { return s < lastNs && e > firstNs; };
         if (!api.steps.empty() && file.steps.empty()) {
@@ -359,23 +369,6 @@ bool applyApiTraces(GpuTimeline &kernelTrace, const ApiTraces &api, Diagnostics 
     }
     return given;
 }
-
-namespace {
-
-/// [first start, last end] of a file's GPU events; false when it has none.
-bool kernelSpan(const GpuTimelineFile &file, qint64 &firstNs, qint64 &lastNs)
-{
-    bool any = false;
-    for (const GpuDeviceTimeline &d : file.devices)
-        for (const GpuEvent &e : d.events) {
-            firstNs = any ? std::min(firstNs, e.startNs) : e.startNs;
-            lastNs = any ? std::max(lastNs, e.endNs) : e.endNs;
-            any = true;
-        }
-    return any;
-}
-
-} // namespace
 
 void attachHostLanes(GpuTimeline &kernelTrace, kernels::HostLanesBuilder &hostLanes, const QStringList &files,
                      Diagnostics &diagnostics)

@@ -4,6 +4,7 @@
 
 #include "kernels/namepool.h"
 #include "syntax/jsonscanner.h"
+#include "syntax/jsontoken.h"
 
 #include <algorithm>
 #include <charconv>
@@ -83,6 +84,20 @@ std::optional<qint64> argInteger(std::string_view token)
         return integerToken(body);
     }
     return integerToken(token);
+}
+
+DeviceStream deviceStreamOf(const EventFields &fields)
+{
+    DeviceStream where;
+    if (fields.argsScanned) {  // located by the scanner: no search of the args
+        if (fields.argHave & (1u << kArgDevice))
+            where.device = argInteger(fields.argToken[kArgDevice]);
+        if (fields.argHave & (1u << kArgStream))
+            where.stream = argInteger(fields.argToken[kArgStream]);
+    } else if (fields.have & (1u << kArgsKey)) {
+        where = readDeviceStream(syntax::trimJson(fields.token[kArgsKey]));
+    }
+    return where;
 }
 
 DeviceStream readDeviceStream(std::string_view args)

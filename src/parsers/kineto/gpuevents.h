@@ -31,6 +31,11 @@ struct DeviceStream {
 };
 DeviceStream readDeviceStream(std::string_view args);
 
+struct EventFields;  // batch.h
+/// The same of a batched event: from the args members the scanner located, else read from its
+/// "args" bytes; unset without args.
+DeviceStream deviceStreamOf(const EventFields &fields);
+
 /// Which of the located args members (kArgKeys in batch.h: bit i for kArgKeys[i]) occur more than
 /// once at the top level of `args` (as for readDeviceStream()). Run only for events whose args the
 /// scanner did not locate, or where it met a repeated member.

@@ -132,15 +132,7 @@ void HostLanesConsumer::onHost(const KinetoEvent &event, HostSliceKind kind, qin
 void HostLanesConsumer::onGpu(const KinetoEvent &event, qint64 beginNs)
 {
     const kineto::EventFields &fields = event.fields;
-    kineto::DeviceStream where;
-    if (fields.argsScanned) {  // located by the scanner: no search of the args
-        if (fields.argHave & (1u << kineto::kArgDevice))
-            where.device = kineto::argInteger(fields.argToken[kineto::kArgDevice]);
-        if (fields.argHave & (1u << kineto::kArgStream))
-            where.stream = kineto::argInteger(fields.argToken[kineto::kArgStream]);
-    } else if (fields.have & (1u << kineto::kArgsKey)) {
-        where = kineto::readDeviceStream(trimJson(fields.token[kineto::kArgsKey]));
-    }
+    const kineto::DeviceStream where = kineto::deviceStreamOf(fields);
     if (!where.device || !where.stream)
         return;
     if (const std::optional<qint64> c = eventArgIds(event, false).correlation)

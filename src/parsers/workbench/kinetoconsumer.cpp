@@ -149,15 +149,7 @@ void KinetoConsumer::collectTimeline(const KinetoEvent &event, qint64 begin, qin
     const EventFields &fields = event.fields;
     const std::string_view catText = event.catText, nameText = event.nameText;
     if (const std::optional<GpuEventKind> kind = kineto::gpuEventKind(catText)) {
-        kineto::DeviceStream where;
-        if (fields.argsScanned) {  // located by the scanner: no search of the args
-            if (fields.argHave & (1u << kineto::kArgDevice))
-                where.device = kineto::argInteger(fields.argToken[kineto::kArgDevice]);
-            if (fields.argHave & (1u << kineto::kArgStream))
-                where.stream = kineto::argInteger(fields.argToken[kineto::kArgStream]);
-        } else if (fields.have & (1u << kArgsKey)) {
-            where = kineto::readDeviceStream(trimJson(fields.token[kArgsKey]));
-        }
+        const kineto::DeviceStream where = kineto::deviceStreamOf(fields);
         if (where.device && where.stream)
             m_gpu.addDeviceEvent(*kind, nameText, *where.device, *where.stream, begin, end);
         else
