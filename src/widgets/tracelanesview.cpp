@@ -39,6 +39,13 @@ QString duration(double ns)
     return QString::number(ns, 'g', 4) + QStringLiteral(" ns");
 }
 
+QString gpuKindName(GpuEventKind k)
+{
+    return k == GpuEventKind::Kernel   ? TraceLanesView::tr("GPU kernel")
+           : k == GpuEventKind::Memcpy ? TraceLanesView::tr("memcpy")
+                                       : TraceLanesView::tr("memset");
+}
+
 QString kindName(HostSliceKind k)
 {
     switch (k) {
@@ -796,7 +803,7 @@ QString TraceLanesView::selectionSummary() const
     if (m_selected.gpu()) {
         const GpuDeviceTimeline &dev = f.devices[std::size_t(m_selected.device)];
         const GpuEvent e = dev.events[m_selected.index];
-        what = e.kind == GpuEventKind::Kernel ? tr("GPU kernel") : e.kind == GpuEventKind::Memcpy ? tr("memcpy") : tr("memset");
+        what = gpuKindName(e.kind);
         where = tr("GPU %1, stream %2").arg(dev.device).arg(e.stream < dev.streams.size() ? dev.streams[e.stream] : 0);
     } else {
         const HostLanes &hl = *f.hostLanes;
@@ -1334,7 +1341,7 @@ QString TraceLanesView::toolTipAt(const QPointF &pos) const
     QString what;
     if (s.gpu()) {
         const GpuEvent e = file(s.file)->devices[std::size_t(s.device)].events[s.index];
-        what = e.kind == GpuEventKind::Kernel ? tr("GPU kernel") : e.kind == GpuEventKind::Memcpy ? tr("memcpy") : tr("memset");
+        what = gpuKindName(e.kind);
     } else {
         const HostSlice &h = hostLanes(s.file)->slices[s.index];
         what = tr("%1 · depth %2").arg(kindName(h.kind)).arg(h.depth);
